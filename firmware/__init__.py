@@ -1,0 +1,1 @@
+"""The program that runs on the board's Raspberry Pi: rules, sensing, referee, lights."""

@@ -1,0 +1,1 @@
+"""Board definitions (BoardSpec), reference boards and the real driver factory."""

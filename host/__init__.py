@@ -1,0 +1,1 @@
+"""Tools for a computer connected to a board."""

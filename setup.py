@@ -1,0 +1,17 @@
+"""Build glue that pyproject.toml cannot express: the package map and the cffi extension."""
+
+from setuptools import find_packages, setup
+
+FOLDERS = ("firmware", "host", "hardware", "sim")
+
+packages = [
+    f"magboard.{name}" if pkg == name else f"magboard.{name}{pkg[len(name) :]}"
+    for name in FOLDERS
+    for pkg in find_packages(include=[name, f"{name}.*"])
+]
+
+setup(
+    packages=packages,
+    package_data={"magboard.hardware": ["boards/*.toml"]},
+    cffi_modules=["firmware/native/build_lines.py:ffibuilder"],
+)

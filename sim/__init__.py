@@ -1,0 +1,1 @@
+"""The simulated board: fakes of the lowest hardware boundary and a physical world above them."""
