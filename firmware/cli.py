@@ -1,0 +1,107 @@
+"""The `magboard` command: one entry point, a subcommand per job."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from .games import GameError, all_games, get_game
+from .games.perft import perft_series
+
+
+class CommandError(Exception):
+    """A request the command cannot carry out; reported in one line, never a traceback."""
+
+
+def _cmd_games(args: argparse.Namespace) -> int:
+    for game in all_games():
+        aliases = f" (also: {', '.join(game.aliases)})" if game.aliases else ""
+        print(f"{game.name}{aliases}")
+        print(f"    {game.summary}")
+        for option in game.options:
+            choices = f" [{' | '.join(map(str, option.choices))}]" if option.choices else ""
+            print(f"    --option {option.name}={option.default}{choices}  {option.help}")
+    return 0
+
+
+def _cmd_perft(args: argparse.Namespace) -> int:
+    if args.depth < 1:
+        raise CommandError(f"perft depth is 1 or more, not {args.depth}")
+    game = get_game(args.game)
+    state = game.new_state(game.parse_options(args.option))
+    for depth, count in enumerate(perft_series(state, args.depth), start=1):
+        print(f"perft {depth}: {count}", flush=True)
+    return 0
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from .play import play
+
+    game = get_game(args.game)
+    state = game.new_state(game.parse_options(args.option))
+    return play(game, state, sys.stdin, sys.stdout)
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from .native import bench
+
+    result = bench.measure(min_time=args.min_time)
+    print(json.dumps(result, indent=2) if args.json else bench.format_report(result))
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="magboard", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def with_options(sub: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        sub.add_argument(
+            "--option",
+            action="append",
+            default=[],
+            metavar="NAME=VALUE",
+            help="a game option (see `magboard games`); repeat for several",
+        )
+        return sub
+
+    games = commands.add_parser("games", help="list the games, their aliases and options")
+    games.set_defaults(run=_cmd_games)
+
+    perft = with_options(commands.add_parser("perft", help="count the game tree by turns"))
+    perft.add_argument("game")
+    perft.add_argument("depth", type=int)
+    perft.set_defaults(run=_cmd_perft)
+
+    play = with_options(commands.add_parser("play", help="play at this terminal"))
+    play.add_argument("game")
+    play.set_defaults(run=_cmd_play)
+
+    bench = commands.add_parser("bench", help="measure the hot paths")
+    bench.add_argument("what", choices=["lines"])
+    bench.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    bench.add_argument(
+        "--min-time",
+        type=float,
+        default=0.6,
+        metavar="SECONDS",
+        help="least time spent timing each loop (more is steadier on a busy machine)",
+    )
+    bench.set_defaults(run=_cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except (GameError, CommandError) as error:
+        print(f"magboard: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

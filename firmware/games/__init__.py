@@ -1,0 +1,44 @@
+"""The rules of every game the board referees, behind one contract (see `core`)."""
+
+from . import tictactoe
+from .core import (
+    END_TURN,
+    PASS,
+    Action,
+    Game,
+    GameError,
+    IllegalActionError,
+    NotationError,
+    Option,
+    OptionError,
+    Outcome,
+    State,
+    UnknownGameError,
+)
+from .grid import Cell, cell_name, draw_grid, parse_cell
+from .registry import all_games, get_game, register
+
+for _module in (tictactoe,):
+    register(_module.GAME)
+
+__all__ = [
+    "END_TURN",
+    "PASS",
+    "Action",
+    "Cell",
+    "Game",
+    "GameError",
+    "IllegalActionError",
+    "NotationError",
+    "Option",
+    "OptionError",
+    "Outcome",
+    "State",
+    "UnknownGameError",
+    "all_games",
+    "cell_name",
+    "draw_grid",
+    "get_game",
+    "parse_cell",
+    "register",
+]

@@ -1,0 +1,268 @@
+"""The contract every game fits: a Game declared as data, States as immutable values.
+
+Rules code here knows nothing of hardware, time or I/O. A turn is a sequence of atomic actions;
+the referee, the perft counter and the terminal player all drive games only through `State`.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from .grid import Cell
+
+
+class GameError(Exception):
+    """Root of the errors a game raises for bad input; never a crash of the caller."""
+
+
+class IllegalActionError(GameError, ValueError):
+    """A well-formed action that the rules forbid in this position."""
+
+
+class NotationError(GameError, ValueError):
+    """Text that does not name any action of the game."""
+
+
+class OptionError(GameError, ValueError):
+    """An unknown game option or a value the option does not accept."""
+
+
+class UnknownGameError(GameError, LookupError):
+    """No registered game has that name or alias."""
+
+    def __str__(self) -> str:  # LookupError would quote the message like a KeyError
+        return str(self.args[0]) if self.args else ""
+
+
+def match_notation(pattern: re.Pattern[str], text: str, what: str) -> re.Match[str]:
+    """Full-matches action text against a game's notation, with the error players see."""
+    found = pattern.fullmatch(text.strip())
+    if not found:
+        raise NotationError(f"{text!r} is not {what}")
+    return found
+
+
+@dataclass(frozen=True)
+class Option:
+    """A named rules choice with its default; its type is the default's type."""
+
+    name: str
+    default: bool | int | str
+    help: str
+    choices: tuple[Any, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def parse(self, text: str) -> bool | int | str:
+        """Reads a value typed on a command line or sent over the link."""
+        if isinstance(self.default, bool):
+            lowered = text.strip().lower()
+            if lowered in ("1", "true", "yes", "on"):
+                return self.check(True)
+            if lowered in ("0", "false", "no", "off"):
+                return self.check(False)
+            raise OptionError(f"option {self.name} takes true or false, not {text!r}")
+        if isinstance(self.default, int):
+            try:
+                return self.check(int(text))
+            except ValueError:
+                raise OptionError(
+                    f"option {self.name} takes a whole number, not {text!r}"
+                ) from None
+        return self.check(text.strip())
+
+    def check(self, value: Any) -> bool | int | str:
+        if type(value) is not type(self.default):
+            raise OptionError(
+                f"option {self.name} takes a {type(self.default).__name__}, not {value!r}"
+            )
+        if self.choices and value not in self.choices:
+            allowed = ", ".join(map(str, self.choices))
+            raise OptionError(f"option {self.name} is one of {allowed}, not {value!r}")
+        if self.minimum is not None and value < self.minimum:
+            raise OptionError(f"option {self.name} is at least {self.minimum}, not {value}")
+        if self.maximum is not None and value > self.maximum:
+            raise OptionError(f"option {self.name} is at most {self.maximum}, not {value}")
+        return value
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended. No winners is a draw; several winners share the win."""
+
+    winners: tuple[int, ...]
+    reason: str
+    cells: frozenset[Cell] = frozenset()
+    """The cells that made the win (a line), for the lights to show."""
+
+    @property
+    def draw(self) -> bool:
+        return not self.winners
+
+
+class Action(ABC):
+    """One atomic thing a player does. Subclasses are frozen dataclasses whose `str()` is the
+    game notation, which the game's parser reads back."""
+
+    @abstractmethod
+    def __str__(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class EndTurn(Action):
+    """Ends a turn that could go on (the player's clock button on a physical board)."""
+
+    def __str__(self) -> str:
+        return "end"
+
+
+END_TURN = EndTurn()
+
+
+@dataclass(frozen=True)
+class Pass(Action):
+    """A turn with no legal placement, where the rules make it a pass."""
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+PASS = Pass()
+
+
+class State(ABC):
+    """A position plus what the rules need to know of the turn in progress.
+
+    Subclasses are frozen dataclasses: `apply` returns a new state and never changes this one,
+    so states can be shared, hashed, memoised and replayed.
+    """
+
+    game: ClassVar[Game]
+    to_move: int
+    """Index of the player whose turn it is (a subclass field)."""
+    turn: int
+    """Number of completed turns: grows by one exactly when a turn ends (a subclass field)."""
+
+    @property
+    def players(self) -> int:
+        return 2
+
+    @property
+    def turn_actions(self) -> tuple[Action, ...]:
+        """Actions already taken in the turn in progress (empty at a turn's start)."""
+        return ()
+
+    @property
+    def can_end_turn(self) -> bool:
+        """Whether the turn in progress may end now (an explicit `END_TURN` is legal)."""
+        return False
+
+    @abstractmethod
+    def _legal(self) -> tuple[Action, ...]:
+        """The legal actions, in a stable order; empty once the game is over."""
+
+    @abstractmethod
+    def _play(self, action: Action) -> State:
+        """The state after a legal action (already checked)."""
+
+    @abstractmethod
+    def outcome(self) -> Outcome | None:
+        """None while the game goes on."""
+
+    @abstractmethod
+    def key(self) -> Hashable:
+        """The position, canonical: equal for equal positions, whatever the order of play.
+        Used for repetition and for perft's distinct positions."""
+
+    def why_illegal(self, action: Action) -> str:
+        """A player-facing reason an action is not legal here; games refine it."""
+        return f"{action} is not a legal action here"
+
+    @cached_property
+    def _legal_cache(self) -> tuple[tuple[Action, ...], frozenset[Action]]:
+        legal = self._legal()
+        return legal, frozenset(legal)
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        return self._legal_cache[0]
+
+    def is_legal(self, action: Action) -> bool:
+        return action in self._legal_cache[1]
+
+    def apply(self, action: Action) -> State:
+        if not self.is_legal(action):
+            over = self.outcome()
+            reason = "the game is over" if over else self.why_illegal(action)
+            raise IllegalActionError(f"{action}: {reason}\n{self}")
+        return self._play(action)
+
+    def parse_action(self, text: str) -> Action:
+        """Reads an action in notation and checks it is legal here."""
+        action = self.game.parse_action(text)
+        if not self.is_legal(action):
+            over = self.outcome()
+            raise IllegalActionError(
+                f"{action}: {'the game is over' if over else self.why_illegal(action)}"
+            )
+        return action
+
+    @property
+    def player_name(self) -> str:
+        return self.game.seats[self.to_move]
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game declared as data: what the registry lists and what a new game is made from."""
+
+    name: str
+    title: str
+    summary: str
+    seats: tuple[str, ...]
+    """Names of the players in turn order, as many as the game can seat."""
+    board: tuple[int, int]
+    """Columns and rows of the default playing area."""
+    options: tuple[Option, ...]
+    start: Callable[[Mapping[str, Any]], State] = field(repr=False)
+    """Makes the initial state from a complete, checked set of option values."""
+    parse_action: Callable[[str], Action] = field(repr=False)
+    """Reads the game's notation (syntax only; legality is the state's business)."""
+    aliases: tuple[str, ...] = ()
+    rules_file: str = ""
+
+    def option(self, name: str) -> Option:
+        for option in self.options:
+            if option.name == name:
+                return option
+        known = ", ".join(o.name for o in self.options) or "none"
+        raise OptionError(f"{self.name} has no option {name!r} (options: {known})")
+
+    def resolve_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Every option's value: the given ones checked, the rest their defaults."""
+        given = dict(given or {})
+        resolved = {}
+        for option in self.options:
+            value = given.pop(option.name, option.default)
+            resolved[option.name] = option.check(value)
+        if given:
+            self.option(next(iter(given)))  # raises, naming the unknown option
+        return resolved
+
+    def parse_options(self, pairs: list[str] | tuple[str, ...]) -> dict[str, Any]:
+        """Reads `NAME=VALUE` pairs as typed on a command line."""
+        values: dict[str, Any] = {}
+        for pair in pairs:
+            name, sep, text = pair.partition("=")
+            if not sep:
+                raise OptionError(f"an option is NAME=VALUE, not {pair!r}")
+            values[name.strip()] = self.option(name.strip()).parse(text)
+        return values
+
+    def new_state(self, options: Mapping[str, Any] | None = None) -> State:
+        return self.start(self.resolve_options(options))

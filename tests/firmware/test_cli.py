@@ -1,0 +1,86 @@
+"""The `magboard` command as a person types it."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from magboard.firmware import cli
+from magboard.firmware.games import get_game
+from magboard.firmware.play import play
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    status = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_perft_prints_one_line_per_depth(capsys):
+    status, out, _ = run(capsys, "perft", "tic-tac-toe", "9")
+    assert status == 0
+    assert out.splitlines() == [
+        f"perft {d}: {n}"
+        for d, n in enumerate([9, 72, 504, 3024, 15120, 54720, 148176, 200448, 127872], start=1)
+    ]
+
+
+def test_games_lists_names_and_aliases(capsys):
+    status, out, _ = run(capsys, "games")
+    assert status == 0
+    assert "tic-tac-toe (also: ttt, noughts-and-crosses)" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (("perft", "chess", "2"), "no game called 'chess'"),
+        (("perft", "ttt", "2", "--option", "size=4"), "tic-tac-toe has no option 'size'"),
+        (("perft", "ttt", "2", "--option", "size"), "an option is NAME=VALUE"),
+        (("perft", "ttt", "0"), "depth is 1 or more"),
+    ],
+)
+def test_bad_requests_get_one_clear_line(capsys, argv, message):
+    status, out, err = run(capsys, *argv)
+    assert status == 2
+    assert message in err
+    assert "Traceback" not in err
+    assert len(err.splitlines()) == 1
+
+
+def test_play_answers_illegal_input_and_ends_with_the_winner():
+    moves = "b2\nb2\nnonsense\nmoves\na1\nc3\nundo\na3\nb1\nc1\n"
+    out = io.StringIO()
+    game = get_game("tic-tac-toe")
+    status = play(game, game.new_state(), io.StringIO(moves), out)
+    text = out.getvalue()
+    assert status == 0
+    assert "Not accepted: b2: b2 is already taken by X" in text
+    assert "'nonsense' is not a cell" in text
+    assert "Legal moves: a1 b1 c1 a2 c2 a3 b3 c3" in text
+    assert text.rstrip().endswith("X wins: three in a row.")
+
+
+def test_play_stops_cleanly_at_end_of_input():
+    game = get_game("tic-tac-toe")
+    assert play(game, game.new_state(), io.StringIO("b2\n"), io.StringIO()) == 0
+
+
+def test_bench_lines_json_is_machine_readable():
+    done = subprocess.run(
+        [sys.executable, "-m", "magboard.firmware.cli", "bench", "lines", "--json"]
+        + ["--min-time", "0.01"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result = json.loads(done.stdout)
+    assert {entry["shape"] for entry in result["shapes"]} == {
+        "3x3 run 3",
+        "6x6 run 5",
+        "12x12 run 3 holes",
+    }
