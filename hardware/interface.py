@@ -1,0 +1,89 @@
+"""What the firmware may ask of a board: the factory interface both the real and the simulated
+boards implement (gpiozero's pin factories are the model).
+
+Sensing, the referee and the lights see hardware only through this and the BoardSpec; they never
+import a driver library or the simulator. One contract test suite runs against every board.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from .spec import BoardSpec
+
+RGB = tuple[int, int, int]
+
+
+class Clock(Protocol):
+    """Monotonic seconds. Real boards use time.monotonic; the simulator's time is virtual."""
+
+    def now(self) -> float: ...
+
+    def sleep(self, seconds: float) -> None: ...
+
+
+@dataclass(frozen=True)
+class Fault:
+    """Something the hardware did wrong that the board survived (and what it did about it)."""
+
+    kind: str
+    """'i2c-error', 'expander-reset', 'expander-lost', 'expander-back', 'led-error'."""
+    where: str
+    detail: str
+    at: float
+
+
+@dataclass(frozen=True)
+class Scan:
+    """One read of every sensor.
+
+    `frame` has bit `Sensor.bit` set where that Hall switch sees a magnet. `complete` is False
+    when some expander could not be read after retries: its bits then hold the last value read,
+    and nothing may be concluded from them.
+    """
+
+    frame: int
+    complete: bool
+    faults: tuple[Fault, ...] = ()
+    at: float = 0.0
+
+
+@dataclass(frozen=True)
+class ButtonEvent:
+    button: str
+    pressed: bool
+    at: float
+
+
+class Board(Protocol):
+    """A board the firmware drives. One thread owns it (the drivers share buffers)."""
+
+    spec: BoardSpec
+    clock: Clock
+
+    def scan(self) -> Scan:
+        """Reads every expander once; never raises for a bus fault (it retries, reinitialises
+        a reset chip and reports what happened in `Scan.faults`)."""
+        ...
+
+    def wait_for_change(self, timeout: float) -> bool:
+        """Blocks until an interrupt line or a button fires (True) or `timeout` seconds pass
+        (False). A board with no interrupt lines waits out the timeout and says True."""
+        ...
+
+    def show(self, pixels: Sequence[RGB]) -> None:
+        """Sends one frame to the LED chain, one colour per LED in chain order."""
+        ...
+
+    def verify(self) -> tuple[Fault, ...]:
+        """Reads back what a chip could have lost without the scan seeing it, and sets up again
+        any that did; for the slow safety poll."""
+        ...
+
+    def button_events(self) -> list[ButtonEvent]:
+        """Presses and releases since the last call, oldest first."""
+        ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,611 @@
+"""The simulated physical world: pieces, stacks, tray slots, 2x2 tiles, hands, and faults.
+
+The world knows where everything is and what each Hall switch would see, and tells the simulated
+electronics below it which sensors see a magnet. It enforces physics only, never game rules:
+scenarios make illegal moves on purpose to exercise the referee, so a piece may be put anywhere a
+hand can put it, but a tile cannot overlap another tile or leave the lattice.
+
+What a sensor sees:
+- under a cell, the union of the signatures of every piece stacked there, plus the magnets of
+  the tile covering it, plus nothing else;
+- under a tray slot, its single sensor trips when any piece sits there.
+
+Each place's contribution is recomputed only when something at that place changes, and only the
+bits that changed are sent, so a soak test of thousands of moves on a 600-sensor board stays
+cheap.
+
+Motion takes time where the sensing pipeline cares: a slide trips every cell it passes, one cell
+a step on the virtual clock, so the debouncer must not commit the squares a hand dragged a piece
+across. Lifting and putting are instant; a scenario waits between them if it wants a gap.
+
+Faults are drawn from one `random.Random(seed)` so a run repeats exactly:
+- contact bounce (`World.bounce`): a sensor whose level changes because a magnet arrived or left
+  flickers back and forth a few times within a few milliseconds before settling;
+- noise (`World.noise`): short single-sensor blips at random times on random sensors;
+- stuck sensors (`World.stick`): a sensor reports one level whatever is over it;
+- I2C error bursts, expanders that reset themselves, dead LEDs: passed to the electronics, so a
+  scenario asks the world for every fault in one place.
+A new real change of a sensor cancels any flicker still pending on it, so a glitch never outlives
+the level it disturbed.
+
+The world assumes the electronics start with every sensor seeing nothing.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Literal, Protocol
+
+from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, place_label
+
+from .clock import Scheduled, VirtualClock
+
+Direction = Literal["up", "down", "left", "right"]
+RGB = tuple[int, int, int]
+SensorRef = int | tuple[Place, str]
+"""A frame bit, or (cell, channel), or (slot, '')."""
+
+STEPS: Mapping[str, Cell] = MappingProxyType(
+    {"up": (0, 1), "down": (0, -1), "left": (-1, 0), "right": (1, 0)}
+)
+
+
+class WorldError(ValueError):
+    """A physically impossible action: nothing there to lift, a slot already full, a tile that
+    would overlap another or leave the lattice. The message names the places involved."""
+
+
+class Electronics(Protocol):
+    """What the world needs from the simulated board beneath it."""
+
+    @property
+    def spec(self) -> BoardSpec: ...
+
+    @property
+    def clock(self) -> VirtualClock: ...
+
+    def set_sensors(self, levels: Mapping[int, bool]) -> None:
+        """Frame bit -> whether that Hall switch sees a magnet now (changed bits only)."""
+
+    def press(self, button: str) -> None: ...
+
+    def release(self, button: str) -> None: ...
+
+    def inject_i2c_errors(self, expander: int, count: int) -> None: ...
+
+    def reset_expander(self, expander: int) -> None: ...
+
+    def kill_led(self, index: int) -> None: ...
+
+
+@dataclass(frozen=True)
+class PieceKind:
+    """A kind of piece: what its magnets trip where it stands on a cell, and how to draw it."""
+
+    name: str
+    signature: frozenset[str]
+    """Cell channels its magnets trip (checked against the board when first used)."""
+    colour: RGB = (255, 255, 255)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "signature", frozenset(self.signature))
+        if not self.signature:
+            raise WorldError(f"piece kind {self.name!r} has no magnets: a cell could not see it")
+        if len(self.colour) != 3 or not all(
+            isinstance(c, int) and 0 <= c <= 255 for c in self.colour
+        ):
+            raise WorldError(f"piece kind {self.name!r}: colour {self.colour!r} is not RGB 0-255")
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One physical piece; `id` tells apart two pieces of one kind."""
+
+    id: int
+    kind: PieceKind
+
+    def __str__(self) -> str:
+        return f"{self.kind.name}#{self.id}"
+
+
+@dataclass(frozen=True)
+class Tile:
+    """A 2x2 grid tile. Where it lies is the world's to know (`World.tiles`): it moves."""
+
+    id: int
+    signature: frozenset[str]
+    """Channels its magnets trip under each of the four cells it covers."""
+
+
+@dataclass(frozen=True)
+class Bounce:
+    """Contact bounce: `toggles` returns to the old level, each followed by the new level again,
+    at random moments within `span` seconds of the real change."""
+
+    toggles: int = 3
+    span: float = 0.006
+
+    def __post_init__(self) -> None:
+        if self.toggles < 1 or self.span <= 0:
+            raise WorldError(f"bounce needs toggles >= 1 and span > 0, not {self}")
+
+
+class World:
+    """Everything above the board's surface, and the sensor levels it causes."""
+
+    def __init__(self, board: Electronics, seed: int = 0) -> None:
+        self.board = board
+        self.spec = board.spec
+        self.clock = board.clock
+        self.random = random.Random(seed)
+        self.bounce: Bounce | None = None
+        """Set to a `Bounce` to make every real sensor change bounce."""
+
+        spec = self.spec
+        self._cells = frozenset(spec.cells)
+        self._slots = frozenset(spec.slots)
+        self._channels = frozenset(c.name for c in spec.channels)
+        self._buttons = frozenset(b.name for b in spec.buttons)
+        self._bits_of: dict[Place, dict[str, int]] = {}
+        for sensor in spec.sensors:
+            self._bits_of.setdefault(sensor.place, {})[sensor.channel] = sensor.bit
+        self._wired_bits = tuple(sensor.bit for sensor in spec.sensors)
+        self._wired = frozenset(self._wired_bits)
+        self._checked_kinds: set[PieceKind] = set()
+
+        self._stacks: dict[Place, list[Piece]] = {}
+        self._where: dict[Piece, Place] = {}
+        self._hand: list[Piece] = []
+        self._next_id = 1
+        self._tiles: dict[Tile, Cell] = {}
+        self._tile_at: dict[Cell, Tile] = {}
+        self._seen: dict[Place, frozenset[str]] = {}
+
+        self._level = bytearray(spec.frame_bits)
+        """Physical level of each bit: what a fault-free sensor would report."""
+        self._frame = 0
+        self._reported = bytearray(spec.frame_bits)
+        """What the electronics were last told."""
+        self._inverted: set[int] = set()
+        self._flicker: dict[int, list[Scheduled]] = {}
+        """Glitches still scheduled on a sensor, cancelled by its next real change."""
+        self._stuck: dict[int, bool] = {}
+
+    # -- what is where ---------------------------------------------------------------------
+
+    @property
+    def hand(self) -> tuple[Piece, ...]:
+        """Pieces held off the board, in the order they were picked up."""
+        return tuple(self._hand)
+
+    @property
+    def tiles(self) -> Mapping[Tile, Cell]:
+        """Each tile and the lower-left cell of the 2x2 block it covers."""
+        return MappingProxyType(self._tiles)
+
+    def pieces_at(self, place: Place) -> tuple[Piece, ...]:
+        """The stack on a cell, bottom to top, or the piece in a slot."""
+        return tuple(self._stacks.get(self._check_place(place), ()))
+
+    def occupied(self) -> dict[Place, tuple[Piece, ...]]:
+        return {place: tuple(stack) for place, stack in self._stacks.items()}
+
+    def place_of(self, piece: Piece) -> Place | None:
+        """Where a piece stands; None while it is in the hand."""
+        if piece in self._where:
+            return self._where[piece]
+        if piece in self._hand:
+            return None
+        raise WorldError(f"piece {piece} is not in this world")
+
+    def tile_at(self, cell: Cell) -> Tile | None:
+        return self._tile_at.get(cell)
+
+    def tile_cells(self, tile: Tile) -> tuple[Cell, ...]:
+        """Cells a tile covers: lower-left, lower-right, upper-left, upper-right."""
+        return _block(self._tile_origin(tile))
+
+    def expected_frame(self) -> int:
+        """The frame a fault-free board reads now: no bounce, noise or stuck sensors."""
+        return self._frame
+
+    # -- hands -----------------------------------------------------------------------------
+
+    def add(self, kind: PieceKind, place: Place | None = None) -> Piece:
+        """A new piece, set up instantly (no bounce) at `place`, or in the hand if None."""
+        self._check_kind(kind)
+        piece = Piece(self._next_id, kind)
+        self._next_id += 1
+        if place is None:
+            self._hand.append(piece)
+            return piece
+        self._check_room(self._check_place(place))
+        self._push(piece, place)
+        self._update([place], bounce=False)
+        return piece
+
+    def lift(self, place: Place) -> Piece:
+        """Takes the top piece of a stack (or the piece in a slot) into the hand."""
+        piece = self._top(self._check_place(place))
+        self._pop(piece)
+        self._hand.append(piece)
+        self._update([place])
+        return piece
+
+    def put(self, place: Place, piece: Piece | None = None) -> Piece:
+        """Puts a held piece (by default the one picked up last) on top of `place`."""
+        self._check_room(self._check_place(place))
+        if piece is None:
+            if not self._hand:
+                raise WorldError(f"nothing in the hand to put on {place_label(place)}")
+            piece = self._hand[-1]
+        elif piece not in self._hand:
+            raise WorldError(f"piece {piece} is not in the hand")
+        self._hand.remove(piece)
+        self._push(piece, place)
+        self._update([place])
+        return piece
+
+    def move(self, src: Place, dst: Place) -> Piece:
+        """Lift then put, at one instant."""
+        if dst != src:
+            self._check_room(self._check_place(dst))
+        piece = self.lift(src)
+        return self.put(dst, piece)
+
+    def slide(self, src: Cell, path: Sequence[Cell], step: float = 0.12) -> float:
+        """Drags the top piece of `src` across `path`, one neighbouring cell per `step` seconds
+        of virtual time, tripping each cell in passing; it ends on the last cell.
+
+        Returns the time the slide ends. The piece must not be lifted while it slides.
+        """
+        if not path:
+            raise WorldError("a slide needs at least one cell to go to")
+        self._check_step(step)
+        piece = self._top(self._check_cell(src))
+        previous = src
+        for cell in path:
+            self._check_cell(cell)
+            if max(abs(cell[0] - previous[0]), abs(cell[1] - previous[1])) != 1:
+                raise WorldError(
+                    f"a slide goes from cell to neighbouring cell, not "
+                    f"{place_label(previous)} to {place_label(cell)}"
+                )
+            previous = cell
+        start = self.clock.now()
+        for k, cell in enumerate(path, 1):
+            self.clock.call_at(start + k * step, lambda cell=cell: self._glide([(piece, cell)]))
+        return start + len(path) * step
+
+    def slide_group(
+        self, cells: Sequence[Cell], direction: Direction, distance: int = 1, step: float = 0.12
+    ) -> float:
+        """Pushes the top pieces of `cells`, which lie in one row (left/right) or one column
+        (up/down), together by `distance` cells, one cell per `step`, as a hand moves a group
+        of blocks in Lance Assembly. Returns the time the slide ends."""
+        dx, dy = _step_of(direction)
+        if not cells or len(set(cells)) != len(cells):
+            raise WorldError("a group slide needs one or more distinct cells")
+        if distance < 1:
+            raise WorldError(f"a group slide moves 1 cell or more, not {distance}")
+        self._check_step(step)
+        line = {c[1] if dx else c[0] for c in cells}
+        if len(line) != 1:
+            along = "row" if dx else "column"
+            raise WorldError(f"a group sliding {direction} must lie in one {along}")
+        for cell in cells:
+            self._check_cell(cell)
+            self._top(cell)
+            for k in range(1, distance + 1):
+                self._check_cell((cell[0] + k * dx, cell[1] + k * dy))
+        # The leading piece moves first, so no piece lands on one that has not left yet.
+        order = sorted(cells, key=lambda c: -(c[0] * dx + c[1] * dy))
+        pieces = [self._top(cell) for cell in order]
+        start = self.clock.now()
+        for k in range(1, distance + 1):
+            moves = [
+                (piece, (cell[0] + k * dx, cell[1] + k * dy))
+                for piece, cell in zip(pieces, order, strict=True)
+            ]
+            self.clock.call_at(start + k * step, lambda moves=moves: self._glide(moves))
+        return start + distance * step
+
+    def press(self, button: str, hold: float = 0.1) -> None:
+        """Presses a button now and lets go `hold` seconds later."""
+        if button not in self._buttons:
+            raise WorldError(f"board {self.spec.name} has no button {button!r}")
+        self.board.press(button)
+        self.clock.call_later(hold, lambda: self.board.release(button))
+
+    # -- tiles -----------------------------------------------------------------------------
+
+    def add_tile(self, lower_left: Cell, signature: Iterable[str]) -> Tile:
+        """A 2x2 tile, set up instantly (no bounce), before pieces go on its cells."""
+        signature = frozenset(signature)
+        if not signature:
+            raise WorldError("a tile needs magnets the board can see")
+        self._check_channels(signature, "a tile")
+        footprint = _block(lower_left)
+        self._check_footprint(footprint, "a new tile")
+        for cell in footprint:
+            if self._stacks.get(cell):
+                raise WorldError(f"cannot lay a tile over the pieces on {place_label(cell)}")
+        tile = Tile(len(self._tiles) + 1, signature)
+        self._tiles[tile] = lower_left
+        for cell in footprint:
+            self._tile_at[cell] = tile
+        self._update(footprint, bounce=False)
+        return tile
+
+    def shift_tile(self, tile: Tile, direction: Direction) -> Cell:
+        """Slides a tile one cell, with the pieces on it; returns its new lower-left cell."""
+        dx, dy = _step_of(direction)
+        old = self._tile_origin(tile)
+        new = (old[0] + dx, old[1] + dy)
+        before, after = _block(old), _block(new)
+        self._check_footprint(after, f"tile {tile.id} shifted {direction}", tile)
+        for cell in set(after) - set(before):
+            if self._stacks.get(cell):
+                raise WorldError(
+                    f"tile {tile.id} cannot shift {direction}: pieces stand on "
+                    f"{place_label(cell)} in its way"
+                )
+        self._carry(tile, {c: (c[0] + dx, c[1] + dy) for c in before})
+        self._tiles[tile] = new
+        return new
+
+    def rotate_tile(self, tile: Tile, clockwise: bool = True) -> None:
+        """Turns a tile a quarter about its centre, with the pieces on it."""
+        ll, lr, ul, ur = _block(self._tile_origin(tile))
+        turn = {ll: ul, ul: ur, ur: lr, lr: ll} if clockwise else {ll: lr, lr: ur, ur: ul, ul: ll}
+        self._carry(tile, turn)
+
+    # -- faults ----------------------------------------------------------------------------
+
+    def noise(self, rate_hz: float, duration: float, width: float = 0.002) -> int:
+        """Blips of `width` seconds on random sensors at random times (a Poisson process of
+        `rate_hz`) over the next `duration` seconds; returns how many were scheduled. A blip
+        that would land on a sensor already flickering is dropped."""
+        if rate_hz <= 0 or duration <= 0 or width <= 0:
+            raise WorldError("noise needs a positive rate, duration and width")
+        start = self.clock.now()
+        t = self.random.expovariate(rate_hz)
+        count = 0
+        while t < duration:
+            bit = self.random.choice(self._wired_bits)
+            self.clock.call_at(start + t, lambda bit=bit: self._blip(bit, width))
+            count += 1
+            t += self.random.expovariate(rate_hz)
+        return count
+
+    def stick(self, sensor: SensorRef, level: bool) -> None:
+        """That sensor reports `level` from now on, whatever is over it."""
+        bit = self._bit(sensor)
+        self._stuck[bit] = level
+        self._send([bit])
+
+    def unstick(self, sensor: SensorRef) -> None:
+        bit = self._bit(sensor)
+        self._stuck.pop(bit, None)
+        self._send([bit])
+
+    def inject_i2c_errors(self, expander: int, count: int) -> None:
+        """A burst of `count` I2C errors on that expander, as the board beneath produces them."""
+        self._check_expander(expander)
+        self.board.inject_i2c_errors(expander, count)
+
+    def reset_expander(self, expander: int) -> None:
+        """The expander resets itself: its registers go back to power-on defaults."""
+        self._check_expander(expander)
+        self.board.reset_expander(expander)
+
+    def kill_led(self, index: int) -> None:
+        if not 0 <= index < self.spec.leds.count:
+            raise WorldError(f"board {self.spec.name} has no LED {index}")
+        self.board.kill_led(index)
+
+    # -- inside ----------------------------------------------------------------------------
+
+    def _check_place(self, place: Place) -> Place:
+        if isinstance(place, Slot):
+            if place not in self._slots:
+                raise WorldError(f"board {self.spec.name} has no tray slot {place}")
+            return place
+        return self._check_cell(place)
+
+    def _check_cell(self, cell: Cell) -> Cell:
+        if cell not in self._cells:
+            raise WorldError(f"{cell!r} is not a cell of the board {self.spec.name}")
+        return cell
+
+    def _check_room(self, place: Place) -> None:
+        if isinstance(place, Slot) and self._stacks.get(place):
+            raise WorldError(f"slot {place} already holds {self._stacks[place][0]}")
+
+    def _check_kind(self, kind: PieceKind) -> None:
+        if kind not in self._checked_kinds:
+            self._check_channels(kind.signature, f"piece kind {kind.name!r}")
+            self._checked_kinds.add(kind)
+
+    def _check_channels(self, signature: frozenset[str], what: str) -> None:
+        unknown = signature - self._channels
+        if unknown:
+            raise WorldError(
+                f"{what} trips {', '.join(sorted(unknown))}, not a channel of board "
+                f"{self.spec.name} ({', '.join(sorted(self._channels))})"
+            )
+
+    def _check_footprint(
+        self, footprint: Sequence[Cell], what: str, moving: Tile | None = None
+    ) -> None:
+        for cell in footprint:
+            if cell not in self._cells:
+                raise WorldError(f"{what} would leave the lattice at {cell!r}")
+            other = self._tile_at.get(cell)
+            if other is not None and other is not moving:
+                raise WorldError(f"{what} would overlap tile {other.id} on {place_label(cell)}")
+
+    @staticmethod
+    def _check_step(step: float) -> None:
+        if step <= 0:
+            raise WorldError(f"a slide step takes some time, not {step}")
+
+    def _check_expander(self, expander: int) -> None:
+        if not 0 <= expander < len(self.spec.expanders):
+            raise WorldError(f"board {self.spec.name} has no expander {expander}")
+
+    def _tile_origin(self, tile: Tile) -> Cell:
+        if tile not in self._tiles:
+            raise WorldError(f"tile {tile.id} is not on this board")
+        return self._tiles[tile]
+
+    def _bit(self, sensor: SensorRef) -> int:
+        if isinstance(sensor, int):
+            if sensor not in self._wired:
+                raise WorldError(f"no sensor is wired to frame bit {sensor}")
+            return sensor
+        place, channel = sensor
+        bit = self._bits_of.get(place, {}).get(channel)
+        if bit is None:
+            raise WorldError(f"no sensor {channel!r} under {place!r}")
+        return bit
+
+    def _top(self, place: Place) -> Piece:
+        stack = self._stacks.get(place)
+        if not stack:
+            raise WorldError(f"no piece on {place_label(place)}")
+        return stack[-1]
+
+    def _push(self, piece: Piece, place: Place) -> None:
+        self._stacks.setdefault(place, []).append(piece)
+        self._where[piece] = place
+
+    def _pop(self, piece: Piece) -> Place:
+        place = self._where.pop(piece)
+        stack = self._stacks[place]
+        stack.remove(piece)
+        if not stack:
+            del self._stacks[place]
+        return place
+
+    def _glide(self, moves: Sequence[tuple[Piece, Cell]]) -> None:
+        """One step of a slide: each piece leaves its cell for the next, all at one instant."""
+        touched: list[Place] = []
+        for piece, cell in moves:
+            if piece not in self._where:
+                raise WorldError(f"piece {piece} was picked up while it slid")
+            touched.append(self._pop(piece))
+            self._push(piece, cell)
+            touched.append(cell)
+        self._update(touched)
+
+    def _carry(self, tile: Tile, moved: Mapping[Cell, Cell]) -> None:
+        """Moves a tile's cells, and the stacks on them, to their new cells at one instant."""
+        stacks = {moved[c]: self._stacks.pop(c) for c in moved if c in self._stacks}
+        for cell in moved:
+            del self._tile_at[cell]
+        for cell in moved.values():
+            self._tile_at[cell] = tile
+        for cell, stack in stacks.items():
+            self._stacks[cell] = stack
+            for piece in stack:
+                self._where[piece] = cell
+        self._update({*moved, *moved.values()})
+
+    def _update(self, places: Iterable[Place], bounce: bool = True) -> None:
+        """Recomputes what the sensors of `places` see, and reports the bits that changed."""
+        changed: list[int] = []
+        for place in places:
+            seen = self._sees(place)
+            before = self._seen.get(place, frozenset())
+            if seen == before:
+                continue
+            if seen:
+                self._seen[place] = seen
+            else:
+                self._seen.pop(place, None)
+            bits = self._bits_of[place]
+            for channel in seen ^ before:
+                bit = bits[channel]
+                self._level[bit] ^= 1
+                self._frame ^= 1 << bit
+                self._calm(bit)
+                changed.append(bit)
+        self._send(changed)
+        if bounce and self.bounce is not None:
+            for bit in sorted(changed):
+                self._bounce(bit, self.bounce)
+
+    def _sees(self, place: Place) -> frozenset[str]:
+        stack = self._stacks.get(place)
+        if isinstance(place, Slot):
+            return frozenset({""}) if stack else frozenset()
+        tile = self._tile_at.get(place)
+        seen = tile.signature if tile is not None else frozenset()
+        for piece in stack or ():
+            seen |= piece.kind.signature
+        return seen
+
+    def _calm(self, bit: int) -> None:
+        """A real change ends whatever glitch was pending on that sensor."""
+        for event in self._flicker.pop(bit, ()):
+            event.cancel()
+        self._inverted.discard(bit)
+
+    def _bounce(self, bit: int, bounce: Bounce) -> None:
+        now = self.clock.now()
+        moments = sorted(self.random.uniform(0, bounce.span) for _ in range(2 * bounce.toggles))
+        events = self._flicker.setdefault(bit, [])
+        for i, moment in enumerate(moments):
+            last = i == len(moments) - 1
+            events.append(
+                self.clock.call_at(now + moment, lambda last=last: self._toggle(bit, last))
+            )
+
+    def _blip(self, bit: int, width: float) -> None:
+        if bit in self._flicker:
+            return
+        self._toggle(bit, False)
+        end = self.clock.call_later(width, lambda: self._toggle(bit, True))
+        self._flicker[bit] = [end]
+
+    def _toggle(self, bit: int, last: bool) -> None:
+        self._inverted ^= {bit}
+        if last:
+            self._flicker.pop(bit, None)
+        self._send([bit])
+
+    def connect(self, board: Electronics) -> None:
+        """Wires the world to new electronics (a board restarted after a power cut): the
+        pieces stay where they are, and the new sensors are told what they see."""
+        self.board = board
+        self.clock = board.clock
+        self._reported = bytearray(self.spec.frame_bits)
+        self._send(self._wired_bits)
+
+    def _send(self, bits: Iterable[int]) -> None:
+        levels: dict[int, bool] = {}
+        for bit in bits:
+            level = self._stuck.get(bit)
+            if level is None:
+                level = bool(self._level[bit]) != (bit in self._inverted)
+            if level != bool(self._reported[bit]):
+                self._reported[bit] = level
+                levels[bit] = level
+        if levels:
+            self.board.set_sensors(levels)
+
+
+def _block(lower_left: Cell) -> tuple[Cell, Cell, Cell, Cell]:
+    """Lower-left, lower-right, upper-left, upper-right cells of a 2x2 block."""
+    x, y = lower_left
+    return (x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1)
+
+
+def _step_of(direction: str) -> Cell:
+    if direction not in STEPS:
+        raise WorldError(f"direction must be one of {', '.join(STEPS)}, not {direction!r}")
+    return STEPS[direction]
