@@ -7,6 +7,8 @@ import json
 import sys
 from collections.abc import Sequence
 
+from magboard.hardware.spec import BoardSpecError
+
 from .games import GameError, all_games, get_game
 from .games.perft import perft_series
 
@@ -52,6 +54,14 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_board_show(args: argparse.Namespace) -> int:
+    from magboard.hardware.show import describe
+    from magboard.hardware.spec import load_board
+
+    print(describe(load_board(args.board)), end="")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="magboard", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -78,6 +88,12 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("game")
     play.set_defaults(run=_cmd_play)
 
+    board = commands.add_parser("board", help="board definitions")
+    board_commands = board.add_subparsers(dest="board_command", required=True, metavar="ACTION")
+    show = board_commands.add_parser("show", help="pin map, LED map and budgets of a board")
+    show.add_argument("board", help="a reference board (r1, mini) or a path to a board file")
+    show.set_defaults(run=_cmd_board_show)
+
     bench = commands.add_parser("bench", help="measure the hot paths")
     bench.add_argument("what", choices=["lines"])
     bench.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -96,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return args.run(args)
-    except (GameError, CommandError) as error:
+    except (GameError, CommandError, BoardSpecError) as error:
         print(f"magboard: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

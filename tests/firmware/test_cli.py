@@ -45,7 +45,7 @@ def test_games_lists_names_and_aliases(capsys):
     ],
 )
 def test_bad_requests_get_one_clear_line(capsys, argv, message):
-    status, out, err = run(capsys, *argv)
+    status, _out, err = run(capsys, *argv)
     assert status == 2
     assert message in err
     assert "Traceback" not in err
@@ -72,8 +72,16 @@ def test_play_stops_cleanly_at_end_of_input():
 
 def test_bench_lines_json_is_machine_readable():
     done = subprocess.run(
-        [sys.executable, "-m", "magboard.firmware.cli", "bench", "lines", "--json"]
-        + ["--min-time", "0.01"],
+        [
+            sys.executable,
+            "-m",
+            "magboard.firmware.cli",
+            "bench",
+            "lines",
+            "--json",
+            "--min-time",
+            "0.01",
+        ],
         capture_output=True,
         text=True,
         check=True,
@@ -84,3 +92,22 @@ def test_bench_lines_json_is_machine_readable():
         "6x6 run 5",
         "12x12 run 3 holes",
     }
+
+
+@pytest.mark.parametrize("name", ["r1", "mini"])
+def test_board_show_prints_maps_and_budgets(capsys, name):
+    status, out, _ = run(capsys, "board", "show", name)
+    assert status == 0
+    for heading in ("Pin map", "LED map", "Budgets:", "scan at 100 kHz", "scan at 400 kHz"):
+        assert heading in out
+
+
+def test_a_broken_board_file_gets_one_line_naming_the_field(capsys, tmp_path):
+    from magboard.hardware.spec import BOARDS_DIR
+
+    text = (BOARDS_DIR / "mini.toml").read_text().replace("count = 37", 'count = "many"')
+    broken = tmp_path / "broken.toml"
+    broken.write_text(text)
+    status, _, err = run(capsys, "board", "show", str(broken))
+    assert status == 2
+    assert err.strip() == "magboard: broken.toml: leds.count: must be int, not 'many'"
