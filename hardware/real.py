@@ -66,7 +66,7 @@ class PiBoard:
         }
         self.expanders = ExpanderArray(spec, self.buses, self.clock)
         GPIO.setmode(GPIO.BCM)
-        self._interrupts = sorted({e.interrupt for e in spec.expanders})
+        self._interrupts = sorted({e.interrupt for e in spec.expanders if e.interrupt is not None})
         for pin in self._interrupts:
             GPIO.setup(pin, GPIO.IN, pull_up_down=GPIO.PUD_UP)
             GPIO.add_event_detect(pin, GPIO.FALLING, callback=self._on_interrupt)
@@ -93,6 +93,10 @@ class PiBoard:
         return self.expanders.verify()
 
     def wait_for_change(self, timeout: float) -> bool:
+        if not self._interrupts:  # no INT line wired: a poll, woken early only by a button
+            self._wake.wait(timeout)
+            self._wake.clear()
+            return True
         # Level first: an INT line still low means a change not yet read, edge or no edge.
         if any(self._gpio.input(pin) == 0 for pin in self._interrupts):
             return True

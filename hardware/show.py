@@ -45,15 +45,17 @@ def _buses(spec: BoardSpec) -> str:
     for mux in spec.muxes:
         lines.append(f"  {mux.name}: TCA9548A at 0x{mux.address:02x} on {mux.bus}")
     # In expander order: a dict keeps the order in which each line is first met.
-    by_line: dict[int, list[int]] = defaultdict(list)
+    by_line: dict[int | None, list[int]] = defaultdict(list)
     for expander in spec.expanders:
         by_line[expander.interrupt].append(expander.index + 1)
     for gpio, chips in by_line.items():
         count = f"{len(chips)} chip{'s' if len(chips) > 1 else ''}"
-        lines.append(
-            f"  INT line GPIO{gpio} (open drain, mirrored, pulled up): "
-            f"{_ranges(chips, 'U')} ({count})"
+        line = (
+            "no INT line, polled"
+            if gpio is None
+            else f"INT line GPIO{gpio} (open drain, mirrored, pulled up)"
         )
+        lines.append(f"  {line}: {_ranges(chips, 'U')} ({count})")
     return "\n".join(lines)
 
 

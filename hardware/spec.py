@@ -154,8 +154,9 @@ class Expander:
     mux: str | None
     mux_channel: int | None
     address: int
-    interrupt: int
-    """BCM number of the Pi GPIO its INT line (open drain, mirrored) pulls low."""
+    interrupt: int | None
+    """BCM number of the Pi GPIO its INT line (open drain, mirrored) pulls low; None where no
+    INT line is wired and the chip is polled."""
 
     @property
     def label(self) -> str:
@@ -588,16 +589,19 @@ class _Reader:
                 channel = self.get(t, "mux_channel", int, where)
                 if not 0 <= channel <= 7:
                     raise self.fail(f"{where}.mux_channel", f"must be 0 to 7, not {channel}")
-            interrupt = self.get(t, "interrupt", int, where)
-            if interrupt in I2C_GPIOS:
+            interrupt = self.get(t, "interrupt", int, where, None)
+            if interrupt is None:
+                pass  # polled: the scan loop reads it on its safety poll
+            elif interrupt in I2C_GPIOS:
                 raise self.fail(
                     f"{where}.interrupt", f"GPIO{interrupt} is I2C1 {_I2C_ROLE[interrupt]}"
                 )
-            if interrupt not in PI_GPIOS:
+            elif interrupt not in PI_GPIOS:
                 raise self.fail(
                     f"{where}.interrupt", f"GPIO{interrupt} is not a Pi header GPIO (2 to 27)"
                 )
-            self.interrupt_at.setdefault(interrupt, f"{where}.interrupt")
+            else:
+                self.interrupt_at.setdefault(interrupt, f"{where}.interrupt")
             addresses = self.get(t, "addresses", list, where)
             if not addresses:
                 raise self.fail(f"{where}.addresses", "needs at least one address")

@@ -50,6 +50,9 @@ class SimBoard:
                 self.muxes[expander.mux].channel(expander.mux_channel).attach(chip)
             else:
                 self.buses[expander.bus].attach(chip)
+            self.chips.append(chip)
+            if expander.interrupt is None:
+                continue  # polled
             line = self.interrupt_lines.get(expander.interrupt)
             if line is None:
                 line = GpioLine(f"GPIO{expander.interrupt}", pull="up")
@@ -57,7 +60,6 @@ class SimBoard:
                 self.interrupt_lines[expander.interrupt] = line
             chip.connect_int("A", line)
             chip.connect_int("B", line)
-            self.chips.append(chip)
         self._sensor_pins = {s.bit: (s.expander, s.pin) for s in spec.sensors}
         self.button_lines: dict[str, GpioLine] = {}
         self._button_drivers: dict[str, LineDriver] = {}
@@ -89,6 +91,10 @@ class SimBoard:
     def wait_for_change(self, timeout: float) -> bool:
         """Lets virtual time run until an interrupt line or a button fires, or `timeout`."""
         deadline = self.clock.now() + timeout
+        if not self.interrupt_lines:
+            self.clock.advance_to(deadline)  # nothing to wake on: a poll
+            self._changed = False
+            return True
         while not self._changed and not self._interrupt_pending():
             if not self.clock.run_next(deadline):
                 self.clock.advance_to(deadline)

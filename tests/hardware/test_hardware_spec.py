@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from magboard.hardware.show import describe
 from magboard.hardware.spec import (
     BOARDS_DIR,
     INPUT_PINS,
@@ -744,7 +745,6 @@ def test_field_path_sits_right_after_the_file_name(tmp_path: Path) -> None:
         ('side = "left"\n', "", "trays[0].side"),
         ("gpio = 5\n", "", "buttons[0].gpio"),
         ("frequency = 400000\n", "", "i2c[0].frequency"),
-        ("interrupt = 17\n", "", "expanders[0].interrupt"),
         ("count = 37\n", "", "leds.count"),
         ('pin = "D10"\n', "", "leds.pin"),
         ("start = 9\n", "", "leds.segments[1].start"),
@@ -755,6 +755,12 @@ def test_every_required_key_is_reported_missing(
     tmp_path: Path, old: str, new: str, field: str
 ) -> None:
     assert refusal(variant(tmp_path, (old, new))) == f"mini.toml: {field}: missing"
+
+
+def test_an_expander_group_without_an_interrupt_line_is_polled(tmp_path: Path) -> None:
+    spec = load_board(variant(tmp_path, ("interrupt = 17\n", "")))
+    assert all(e.interrupt is None for e in spec.expanders)
+    assert "no INT line, polled: U1-U4 (4 chips)" in describe(spec)
 
 
 def test_a_missing_table_is_reported(tmp_path: Path) -> None:

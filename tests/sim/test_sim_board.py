@@ -84,3 +84,15 @@ def test_r1_scans_through_the_mux_one_select_per_channel():
     assert selects == [bytes([1 << ch]) for ch in range(6)] + [b"\x00"]
     reads = [t for t in bus.transfers if t.address != 0x70]
     assert len(reads) == 44 and all(t.direction == "r" and len(t.data) == 2 for t in reads)
+
+
+def test_a_board_without_interrupt_lines_is_polled():
+    from dataclasses import replace
+
+    spec = replace(MINI, expanders=tuple(replace(e, interrupt=None) for e in MINI.expanders))
+    board = SimBoard(spec)
+    assert board.wait_for_change(0.05) is True  # a poll: always scan
+    assert board.clock.now() >= 0.05
+    bit = spec.sensors[5].bit
+    board.set_sensors({bit: True})
+    assert board.scan().frame == 1 << bit
