@@ -391,9 +391,9 @@ CASES = [
         id="duplicate-tray",
     ),
     pytest.param(
-        [('name = "new"', 'name = "a"')],
+        [('name = "new"', 'name = "seat-1"')],
         "buttons[2].name",
-        "'a' is also the name of buttons[0]",
+        "'seat-1' is also the name of buttons[0]",
         id="duplicate-button",
     ),
     pytest.param(
@@ -561,7 +561,7 @@ CASES = [
     pytest.param(
         [("gpio = 6", "gpio = 5")],
         "buttons[1].gpio",
-        "GPIO5 is already buttons[0] (a)",
+        "GPIO5 is already buttons[0] (seat-1)",
         id="two-buttons-one-gpio",
     ),
     pytest.param(
