@@ -58,8 +58,10 @@ class SimBoard:
                 line = GpioLine(f"GPIO{expander.interrupt}", pull="up")
                 line.add_edge_callback(self._on_interrupt, edge="falling")
                 self.interrupt_lines[expander.interrupt] = line
-            chip.connect_int("A", line)
-            chip.connect_int("B", line)
+            # Through a diode each, as hardware/README.md wires them: a chip that reset itself
+            # (push-pull again, driving high) cannot fight the others on the shared line.
+            chip.connect_int("A", line, diode=True)
+            chip.connect_int("B", line, diode=True)
         self._sensor_pins = {s.bit: (s.expander, s.pin) for s in spec.sensors}
         self.button_lines: dict[str, GpioLine] = {}
         self._button_drivers: dict[str, LineDriver] = {}

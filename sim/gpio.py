@@ -39,11 +39,13 @@ class LineContentionError(RuntimeError):
 class LineDriver:
     """One output connected to a `GpioLine`; `drive(0 | 1 | None)` sets what it does."""
 
-    __slots__ = ("_level", "_line", "name")
+    __slots__ = ("_level", "_line", "diode", "name")
 
-    def __init__(self, line: GpioLine, name: str) -> None:
+    def __init__(self, line: GpioLine, name: str, diode: bool = False) -> None:
         self._line = line
         self.name = name
+        self.diode = diode
+        """Wired through a diode, cathode at the output: it can pull the line low, never high."""
         self._level: int | None = None
 
     @property
@@ -61,6 +63,10 @@ class LineDriver:
             return
         if level not in (0, 1, None):
             raise ValueError(f"a driver level is 0, 1 or None, not {level!r}")
+        if self.diode and level == 1:
+            level = None  # the diode blocks: to the line, a high output is let go
+        if level == self._level:
+            return
         self._level = level
         self._line._resolve()
 
@@ -103,9 +109,10 @@ class GpioLine:
     def drivers(self) -> tuple[LineDriver, ...]:
         return tuple(self._drivers)
 
-    def add_driver(self, name: str) -> LineDriver:
-        """Connect a new output to this line; it starts let go (high impedance)."""
-        driver = LineDriver(self, name)
+    def add_driver(self, name: str, diode: bool = False) -> LineDriver:
+        """Connect a new output to this line; it starts let go (high impedance). With `diode`
+        it reaches the line through a diode and can only pull it low."""
+        driver = LineDriver(self, name, diode)
         self._drivers.append(driver)
         return driver
 

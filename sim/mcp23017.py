@@ -171,12 +171,13 @@ class SimMCP23017:
         self._previous = [self._reg[_GPIO], self._reg[_GPIO + 1]]
         self._drive_int_pins()
 
-    def connect_int(self, port: Port, line: GpioLine) -> LineDriver:
-        """Wire INTA (`port="A"`) or INTB to `line`; returns the driver it drives."""
+    def connect_int(self, port: Port, line: GpioLine, diode: bool = False) -> LineDriver:
+        """Wire INTA (`port="A"`) or INTB to `line`, directly or through a diode (cathode at
+        the pin); returns the driver it drives."""
         index = _port_index(port)
         if self._int_drivers[index] is not None:
             raise ValueError(f"{self!r}: INT{port} is already connected")
-        driver = line.add_driver(f"MCP23017@0x{self.address:02x}.INT{port}")
+        driver = line.add_driver(f"MCP23017@0x{self.address:02x}.INT{port}", diode)
         self._int_drivers[index] = driver
         driver.drive(self._int_levels[index])
         return driver

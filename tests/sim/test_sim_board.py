@@ -96,3 +96,14 @@ def test_a_board_without_interrupt_lines_is_polled():
     bit = spec.sensors[5].bit
     board.set_sensors({bit: True})
     assert board.scan().frame == 1 << bit
+
+
+def test_an_expander_reset_does_not_fight_the_others_on_its_int_line():
+    board = SimBoard(MINI)
+    board.scan()
+    board.reset_expander(1)  # INT pins back to push-pull, driving high
+    board.set_sensors({MINI.sensors[0].bit: True})  # another chip on the line pulls low
+    assert board.wait_for_change(0.1)
+    scan = board.scan()
+    assert [f.kind for f in scan.faults] == ["expander-reset"]
+    assert board.scan().frame == 1 << MINI.sensors[0].bit

@@ -131,3 +131,16 @@ def test_push_pull_int_outputs_sharing_a_line_are_caught():
     assert line.level == 1  # both idle high: no conflict yet
     with pytest.raises(LineContentionError):
         chips[0].set_input(0, 1)
+
+
+def test_an_output_through_a_diode_can_only_pull_low():
+    line = GpioLine("int", pull="up")
+    diode = line.add_driver("reset chip", diode=True)
+    other = line.add_driver("open drain")
+    diode.drive(1)  # push-pull high after a reset: blocked by the diode
+    other.drive(0)
+    assert line.level == 0
+    other.drive(None)
+    assert line.level == 1
+    diode.drive(0)
+    assert line.level == 0
