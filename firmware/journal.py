@@ -1,0 +1,79 @@
+"""The game in progress, on disk, in the event schema: a restart resumes it.
+
+Each event that changes the game is appended and flushed to stable storage before the board
+moves on, so a power cut loses at most the move being made. A new game starts a new file. A torn
+last line (the cut came mid-write) is ignored; anything before it is kept.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .events import (
+    Event,
+    EventError,
+    GameStarted,
+    Moved,
+    Partial,
+    TakenBack,
+    event_from_json,
+)
+
+KEPT = (GameStarted, Moved, Partial, TakenBack)
+
+
+@dataclass(frozen=True)
+class Resume:
+    game: str
+    options: dict[str, Any]
+    board: str
+    actions: tuple[str, ...]
+    """Every action played, in order, including a turn still in progress."""
+
+
+class Journal:
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    def record(self, event: Event) -> None:
+        if not isinstance(event, KEPT):
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        mode = "w" if isinstance(event, GameStarted) else "a"
+        with self.path.open(mode, encoding="utf-8") as file:
+            file.write(event.to_json() + "\n")
+            file.flush()
+            os.fsync(file.fileno())
+
+    def load(self) -> Resume | None:
+        """The journalled game, or None if there is none (or nothing readable)."""
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            return None
+        start: GameStarted | None = None
+        done: list[str] = []
+        partial: tuple[str, ...] = ()
+        for line in lines:
+            try:
+                event = event_from_json(line)
+            except EventError:
+                break  # a torn write at the end: what came before stands
+            if isinstance(event, GameStarted):
+                start, done, partial = event, list(event.actions), ()
+            elif start is None:
+                continue
+            elif isinstance(event, Moved):
+                done += event.actions
+                partial = ()
+            elif isinstance(event, Partial):
+                partial = event.actions
+            elif isinstance(event, TakenBack):
+                del done[max(0, len(done) - len(event.actions)) :]
+                partial = ()
+        if start is None:
+            return None
+        return Resume(start.game, dict(start.options), start.board, (*done, *partial))

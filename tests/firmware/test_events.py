@@ -1,0 +1,68 @@
+"""The one event schema: round trips, and garbage refused with a reason."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from magboard.firmware import events as ev
+
+SAMPLES = [
+    ev.GameStarted(0.0, "tic-tac-toe", {"variant": "classic"}, "mini", ("X", "O"), ("b2",)),
+    ev.Moved(1.25, 0, ("b2",), 1),
+    ev.Partial(1.5, 1, ("c3",)),
+    ev.InHand(2.0, 0, ("supply:X",), ("a1", "b2")),
+    ev.Obligation(2.5, 1, "return the captured meeple", ("c4",)),
+    ev.Illegal(3.0, 0, ("b2",), ("A4",), "no legal move gives this board"),
+    ev.Restored(3.5),
+    ev.TakenBack(4.0, 0, ("b2",)),
+    ev.GameOver(5.0, (0,), ("X",), "three in a row", ("a1", "b2", "c3")),
+    ev.LedFrame(5.1, "ff0000000000"),
+    ev.FaultSurvived(6.0, "i2c-error", "U1 i2c1 0x20", "read failed 1x, then ok"),
+    ev.ButtonPressed(6.5, "seat-1", True),
+    ev.Mismatch(7.0, ("c3",), ("A1",)),
+    ev.Note(8.0, "hello"),
+]
+
+
+def test_every_event_type_has_a_sample():
+    assert {type(e) for e in SAMPLES} == set(ev.EVENT_TYPES.values())
+
+
+@pytest.mark.parametrize("event", SAMPLES, ids=lambda e: e.TYPE)
+def test_events_round_trip_through_json(event):
+    line = event.to_json()
+    assert "\n" not in line
+    assert json.loads(line)["type"] == event.TYPE
+    assert ev.event_from_json(line) == event
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("", "not JSON"),
+        ("{", "not JSON"),
+        ("[1, 2]", "a JSON object"),
+        ('{"type": "teleport", "t": 1}', "unknown event type 'teleport'"),
+        ('{"t": 1}', "unknown event type None"),
+        ('{"type": "move", "t": 1, "player": 0, "turn": 1}', "without 'actions'"),
+        ('{"type": "move", "t": "soon", "player": 0, "actions": [], "turn": 1}', "t cannot be"),
+        ('{"type": "move", "t": 1, "player": true, "actions": [], "turn": 1}', "player cannot"),
+        ('{"type": "move", "t": 1, "player": 0, "actions": [1], "turn": 1}', "actions cannot"),
+        ('{"type": "button", "t": 1, "button": "a", "pressed": "yes"}', "pressed cannot"),
+    ],
+)
+def test_garbage_is_refused_with_a_reason(line, reason):
+    with pytest.raises(ev.EventError, match=reason):
+        ev.event_from_json(line)
+
+
+@given(st.text(max_size=80))
+@settings(max_examples=300, deadline=None)
+def test_no_text_crashes_the_parser(text):
+    with contextlib.suppress(ev.EventError):
+        ev.event_from_json(text)
