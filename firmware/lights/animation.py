@@ -1,0 +1,87 @@
+"""Time in the lights: which phase of each blink or run a view is in at `now`, and when it next
+changes.
+
+Every animation is a sequence of steady steps counted from `View.since`, so the frame between two
+step boundaries never changes. That lets a writer sleep until the next boundary instead of
+redrawing at the full frame rate, and makes every phase a plain function of `now` for tests.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .palette import DEFAULT, Palette
+from .view import View
+
+_EPSILON = 1e-9
+"""Tolerance in steps: a boundary computed as since + k * step counts as reached at itself."""
+
+
+def steps(view: View, now: float, step: float) -> int:
+    """Whole steps of `step` seconds since the view began (0 before it began)."""
+    elapsed = max(0.0, now - view.since)
+    return math.floor(elapsed / step + _EPSILON)
+
+
+def _next_boundary(view: View, now: float, step: float) -> float:
+    return view.since + (steps(view, now, step) + 1) * step
+
+
+def _fast_half(palette: Palette) -> float:
+    return 0.5 / palette.fast_blink_hz
+
+
+def _slow_half(palette: Palette) -> float:
+    return 0.5 / palette.slow_blink_hz
+
+
+def _pulse_step(palette: Palette) -> float:
+    return palette.draw_pulse_seconds / palette.draw_pulse_steps
+
+
+def error_blinking(view: View, now: float, palette: Palette) -> bool:
+    """A mistake blinks only for a moment; after that its places show what must be put right."""
+    return bool(view.error) and steps(view, now, palette.error_seconds) == 0
+
+
+def fast_on(view: View, now: float, palette: Palette) -> bool:
+    """On in the first half of every fast period, so a mistake lights at once."""
+    return steps(view, now, _fast_half(palette)) % 2 == 0
+
+
+def slow_on(view: View, now: float, palette: Palette) -> bool:
+    return steps(view, now, _slow_half(palette)) % 2 == 0
+
+
+def win_head(view: View, now: float, palette: Palette) -> int:
+    """Position along the winning line of the light that runs along it, from its first cell."""
+    return steps(view, now, palette.win_step_seconds) % len(view.win)
+
+
+def draw_level(view: View, now: float, palette: Palette) -> float:
+    """Level of the seat LEDs' pulse after a draw: starts low, rises and falls like a breath."""
+    low, high = palette.draw_levels
+    phase = steps(view, now, _pulse_step(palette)) % palette.draw_pulse_steps
+    rise = (1 - math.cos(2 * math.pi * phase / palette.draw_pulse_steps)) / 2
+    return low + (high - low) * rise
+
+
+def next_change(view: View, now: float, palette: Palette = DEFAULT) -> float | None:
+    """The first time after `now` at which the frame of `view` may differ from the one at `now`;
+    None when it stays as it is."""
+    times = []
+    if error_blinking(view, now, palette):
+        times.append(_next_boundary(view, now, _fast_half(palette)))
+        times.append(view.since + palette.error_seconds)
+    if view.remove or view.put_back or view.obligation:
+        times.append(_next_boundary(view, now, _slow_half(palette)))
+    if len(view.win) > 1:
+        times.append(_next_boundary(view, now, palette.win_step_seconds))
+    if view.draw:
+        times.append(_next_boundary(view, now, _pulse_step(palette)))
+    return min(times, default=None)
+
+
+def animating(view: View, now: float, palette: Palette = DEFAULT) -> bool:
+    """Whether the frame of `view` will still change after `now` without a new view."""
+    return next_change(view, now, palette) is not None
