@@ -1,0 +1,296 @@
+"""The referee's answers to frames and buttons, fed directly (no scanning, no simulator)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pytest
+
+from magboard.firmware.events import (
+    GameOver,
+    GameStarted,
+    Illegal,
+    InHand,
+    Mismatch,
+    Moved,
+    Partial,
+    Restored,
+    TakenBack,
+)
+from magboard.firmware.games import END_TURN, Action, Game, State, get_game
+from magboard.firmware.games.core import match_notation
+from magboard.firmware.profiles import Layout, PieceKind, Profile, Supply, profile_for
+from magboard.firmware.referee import ILLEGAL, IN_HAND, OVER, PLAY, Referee
+from magboard.hardware.spec import Slot, load_board
+
+MINI = load_board("mini")
+R1 = load_board("r1")
+TTT = get_game("tic-tac-toe")
+
+
+def position(*moves: str) -> State:
+    state = TTT.new_state()
+    for move in moves:
+        state = state.apply(state.parse_action(move))
+    return state
+
+
+def referee(spec=MINI, takeback=True):
+    profile = profile_for(TTT, spec)
+    events = []
+    ref = Referee(profile, TTT.new_state(), events.append, takeback=takeback)
+    ref.start(0.0)
+    events.clear()
+    return ref, profile, events
+
+
+def kinds(events):
+    return [type(e).__name__ for e in events]
+
+
+def test_a_legal_stable_frame_is_accepted_once():
+    ref, profile, events = referee()
+    frame = profile.render(position("b2"))
+    ref.judge(frame, 1.0, stable=True)
+    ref.judge(frame, 1.5, stable=True)
+    assert events == [Moved(1.0, 0, ("b2",), 1)]
+    assert ref.status.phase == PLAY and ref.status.to_move == 1
+    assert ref.status.last_move == {(1, 1)} and ref.status.last_mover == 0
+
+
+def test_nothing_is_concluded_from_an_unsettled_frame():
+    ref, profile, events = referee()
+    ref.judge(profile.render(position("b2")), 1.0, stable=False)
+    assert events == []
+
+
+def test_lifting_shows_where_the_piece_may_go():
+    ref, profile, events = referee(R1)
+    slot = 1 << R1.sensor_bit[(Slot("A", 3), "")]
+    ref.judge(profile.render(position()) & ~slot, 1.0, stable=False)
+    assert ref.status.phase == IN_HAND
+    assert ref.status.targets == {(c, r) for c in range(4, 7) for r in range(4, 7)}
+    assert events == [
+        InHand(
+            1.0,
+            0,
+            ("supply:X",),
+            tuple(sorted(f"{chr(97 + c)}{r + 1}" for c in range(4, 7) for r in range(4, 7))),
+        )
+    ]
+    ref.judge(profile.render(position()), 1.2, stable=True)  # put back in the tray
+    assert ref.status.phase == PLAY
+    assert kinds(events) == ["InHand"]
+
+
+def test_an_illegal_board_says_what_to_fix_and_is_accepted_once_restored():
+    ref, profile, events = referee(R1)
+    ref.judge(profile.render(position("b2")), 1.0, stable=True)
+    # O's turn, but an X piece is taken from tray A and put on a1 (board cell e5).
+    a_slot = 1 << R1.sensor_bit[(Slot("A", 4), "")]
+    x_on_e5 = 1 << R1.sensor_bit[((4, 4), "n")]
+    ref.judge(profile.render(position("b2")) & ~a_slot | x_on_e5, 2.0, stable=True)
+    assert events[-1] == Illegal(2.0, 1, ("e5",), ("A4",), "no legal move gives this board")
+    assert ref.status.phase == ILLEGAL
+    ref.judge(profile.render(position("b2")), 3.0, stable=True)
+    assert isinstance(events[-1], Restored)
+    ref.judge(profile.render(position("b2", "a1")), 4.0, stable=True)
+    assert events[-1] == Moved(4.0, 1, ("a1",), 2)
+
+
+def test_restoring_the_previous_position_takes_the_move_back():
+    ref, profile, events = referee()
+    ref.judge(profile.render(position("b2")), 1.0, stable=True)
+    ref.judge(profile.render(position()), 2.0, stable=True)
+    assert events[-1] == TakenBack(2.0, 0, ("b2",))
+    assert ref.position == position()
+    ref.judge(profile.render(position("a1")), 3.0, stable=True)
+    assert events[-1] == Moved(3.0, 0, ("a1",), 1)
+
+
+def test_without_takeback_the_previous_position_is_a_mistake():
+    ref, profile, events = referee(takeback=False)
+    ref.judge(profile.render(position("b2")), 1.0, stable=True)
+    ref.judge(profile.render(position()), 2.0, stable=True)
+    assert isinstance(events[-1], Illegal)
+    assert events[-1].put_back == ("b2",)
+
+
+def test_a_fast_reply_is_understood_from_the_frames_passed_through():
+    ref, profile, events = referee()  # mini: X and O look alike on the cells
+    after_x = profile.render(position("c3"))
+    both = profile.render(position("c3", "a3"))
+    ref.judge(both, 1.0, stable=True, trail=[after_x, both])
+    assert events == [Moved(1.0, 0, ("c3",), 1), Moved(1.0, 1, ("a3",), 2)]
+
+
+def test_an_unwitnessed_fast_reply_that_two_orders_explain_is_not_guessed():
+    ref, profile, events = referee()
+    ref.judge(profile.render(position("c3", "a3")), 1.0, stable=True, trail=[])
+    assert isinstance(events[-1], Illegal)
+    assert ref.position == position()
+
+
+def test_where_pieces_differ_a_fast_reply_needs_no_witness():
+    ref, profile, events = referee(R1)
+    ref.judge(profile.render(position("c3", "a3")), 1.0, stable=True)
+    assert [e.actions for e in events] == [("c3",), ("a3",)]
+
+
+def test_a_win_lights_the_line_and_resetting_the_board_starts_again():
+    ref, profile, events = referee()
+    moves = ["a1", "b1", "a2", "b2", "a3"]
+    for n in range(1, 6):
+        ref.judge(profile.render(position(*moves[:n])), float(n), stable=True)
+    over = events[-1]
+    assert over == GameOver(5.0, (0,), ("X",), "three in a row", ("a1", "a2", "a3"))
+    assert ref.status.phase == OVER and ref.status.win == ((0, 0), (0, 1), (0, 2))
+    ref.judge(profile.render(position("a1")), 6.0, stable=True)  # clearing the board
+    assert ref.status.phase == OVER
+    ref.judge(profile.render(position()), 7.0, stable=True)
+    assert isinstance(events[-1], GameStarted)
+    assert ref.position == position()
+
+
+def test_a_board_that_does_not_match_the_resumed_game_says_what_to_change():
+    ref, profile, events = referee()
+    ref.start(0.0, ["b2", "a1"])
+    assert events[-1].actions == ("b2", "a1")
+    ref.check_board(profile.render(position("b2")), 0.1)
+    assert events[-1] == Mismatch(0.1, ("B5",), ("a1",))
+    assert ref.status.phase == ILLEGAL
+
+
+# A small game with multi-action turns: place one or two stones, ending with the button.
+
+
+@dataclass(frozen=True)
+class Stone(Action):
+    cell: int
+
+    def __str__(self) -> str:
+        return f"s{self.cell}"
+
+
+@dataclass(frozen=True)
+class StonesState(State):
+    board: tuple[int, ...] = (0, 0, 0, 0)
+    to_move: int = 0
+    turn: int = 0
+    placed: int = 0
+
+    def _legal(self):
+        if self.outcome():
+            return ()
+        stones = tuple(Stone(i) for i, v in enumerate(self.board) if not v)
+        return stones + ((END_TURN,) if self.placed else ())
+
+    @property
+    def can_end_turn(self):
+        return self.placed > 0
+
+    @property
+    def turn_actions(self):
+        return ()
+
+    def _play(self, action):
+        if action == END_TURN:
+            return StonesState(self.board, 1 - self.to_move, self.turn + 1)
+        board = list(self.board)
+        board[action.cell] = self.to_move + 1
+        if self.placed == 1 or all(board):
+            return StonesState(tuple(board), 1 - self.to_move, self.turn + 1)
+        return StonesState(tuple(board), self.to_move, self.turn, 1)
+
+    def outcome(self):
+        from magboard.firmware.games import Outcome
+
+        return Outcome((), "full") if all(self.board) else None
+
+    def key(self):
+        return self.board, self.to_move, self.placed
+
+
+def _parse(text: str) -> Action:
+    if text == "end":
+        return END_TURN
+    return Stone(int(match_notation(re.compile(r"s(\d)"), text, "a stone")[1]))
+
+
+STONES = Game("stones", "Stones", "test", ("A", "B"), (4, 1), (), lambda o: StonesState(), _parse)
+StonesState.game = STONES
+
+
+class StonesProfile(Profile):
+    def layout(self, state: State) -> Layout:
+        cells = {(i % 3, i // 3): (self.kinds[v - 1],) for i, v in enumerate(state.board) if v}
+        used = [sum(1 for v in state.board if v == p + 1) for p in (0, 1)]
+        return Layout(cells, {s.name: 4 - used[p] for p, s in enumerate(self.supplies)})
+
+
+def stones_referee():
+    a = PieceKind("A", frozenset({"s"}), 0)
+    b = PieceKind("B", frozenset({"m"}), 1)
+    supplies = tuple(
+        Supply(k.name, k, tuple(Slot(t, n) for n in range(1, 5))) for k, t in ((a, "A"), (b, "B"))
+    )
+    profile = StonesProfile(
+        Game("stones", "Stones", "", ("A", "B"), (3, 2), (), STONES.start, _parse),
+        MINI,
+        (0, 0),
+        (a, b),
+        supplies,
+    )
+    events = []
+    ref = Referee(profile, StonesState(), events.append)
+    ref.start(0.0)
+    return ref, profile, events
+
+
+def stones(*cells: int) -> StonesState:
+    """The position after placing stones on `cells` in order (-1: the end-turn button)."""
+    state = StonesState()
+    for cell in cells:
+        state = state.apply(END_TURN) if cell == -1 else state.apply(Stone(cell))
+    return state
+
+
+def test_a_partial_turn_waits_and_the_seat_button_ends_it():
+    ref, profile, events = stones_referee()
+    ref.judge(profile.render(stones(0)), 1.0, stable=True)
+    assert events[-1] == Partial(1.0, 0, ("s0",))
+    ref.press("seat-2", 1.5)  # not the mover's button
+    assert isinstance(events[-1], Partial)
+    ref.press("seat-1", 2.0)
+    assert events[-1] == Moved(2.0, 0, ("s0", "end"), 1)
+    ref.judge(profile.render(stones(0, -1, 1, 2)), 3.0, stable=True)
+    assert isinstance(events[-1], Moved), "two actions without a pause"
+    assert sorted(events[-1].actions) == ["s1", "s2"]
+
+
+def test_a_partial_turn_can_be_redone_before_it_ends():
+    ref, profile, events = stones_referee()
+    ref.judge(profile.render(stones(0)), 1.0, stable=True)
+    ref.judge(profile.render(stones()), 2.0, stable=True)
+    assert ref.position == stones()
+    ref.judge(profile.render(stones(3)), 3.0, stable=True)
+    assert events[-1] == Partial(3.0, 0, ("s3",))
+
+
+def test_new_button_starts_over():
+    ref, profile, events = stones_referee()
+    ref.judge(profile.render(stones(0)), 1.0, stable=True)
+    ref.press("new", 2.0)
+    assert isinstance(events[-1], GameStarted)
+    assert ref.position == stones()
+
+
+@pytest.mark.parametrize("spec", [MINI, R1], ids=["mini", "r1"])
+def test_status_never_offers_targets_outside_the_game(spec):
+    ref, profile, _ = referee(spec)
+    for supply in profile.supplies:
+        lifted = profile.render(position()) & ~(1 << spec.sensor_bit[(supply.slots[0], "")])
+        ref.judge(lifted, 1.0, stable=False)
+        area = {profile.to_board((c, r)) for c in range(3) for r in range(3)}
+        assert ref.status.targets <= area
