@@ -1,0 +1,1 @@
+"""Wiring the parts into a running board, and the commands that do it."""

@@ -1,0 +1,115 @@
+"""The referee loop: scan, debounce, judge, light, report; one step at a time.
+
+One thread runs it and owns the board. Every input (a stable frame, a debounced change, a button,
+a fault) turns into referee calls and events; every step ends by bringing the LEDs up to date.
+Nothing here raises for what the hardware or the players do: faults become events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from magboard.firmware.events import ButtonPressed, Event, FaultSurvived, LedFrame
+from magboard.firmware.lights import LedWriter, View
+from magboard.firmware.referee import ILLEGAL, IN_HAND, Referee, Status
+from magboard.firmware.sensing import Debouncer, Scanner
+from magboard.hardware.interface import RGB, Board
+
+FAULT_SHOWN = 5.0
+"""Seconds the alert LED stays on after a fault the board survived."""
+
+
+def view_of(status: Status, players: int, fault: bool) -> View:
+    """The lights' view of what the referee says."""
+    difference = status.difference
+    return View(
+        players=players,
+        to_move=status.to_move,
+        targets=status.targets if status.phase == IN_HAND else frozenset(),
+        last_move=status.last_move if status.last_mover is not None else frozenset(),
+        last_mover=status.last_mover,
+        error=frozenset(difference.remove) if status.phase == ILLEGAL else frozenset(),
+        remove=frozenset(difference.remove),
+        put_back=frozenset((p, owner) for p, owner in difference.put_back if owner is not None),
+        win=status.win if status.winners else (),
+        winner=status.winners[0] if status.winners else None,
+        draw=status.draw,
+        since=status.since,
+        fault=fault,
+    )
+
+
+def pixels_hex(pixels: Iterable[RGB]) -> str:
+    return "".join(f"{r:02x}{g:02x}{b:02x}" for r, g, b in pixels)
+
+
+class BoardLoop:
+    def __init__(
+        self,
+        board: Board,
+        referee: Referee,
+        sinks: Iterable[Callable[[Event], None]] = (),
+        *,
+        debounce: float | None = None,
+    ) -> None:
+        self.board = board
+        self.referee = referee
+        self.sinks = list(sinks)
+        profile = referee.profile
+        debouncer = Debouncer(board.spec, settle=profile.settle)
+        if debounce is not None:
+            debouncer.debounce = debounce
+        self.scanner = Scanner(board, debouncer)
+        self.writer = LedWriter(board, board.spec)
+        self._fault_until = -1.0
+        referee.emit = self.emit
+
+    def emit(self, event: Event) -> None:
+        for sink in self.sinks:
+            sink(event)
+
+    def start(self, actions: Iterable[str] = ()) -> None:
+        """Starts (or resumes) the game and says at once if the pieces do not match it."""
+        now = self.board.clock.now()
+        self.referee.start(now, tuple(actions))
+        first = self.board.scan()
+        self.scanner.debouncer.reset(first.frame, now)
+        self.referee.check_board(first.frame, now)
+        self._light(now)
+
+    def step(self, until: float | None = None) -> None:
+        """One scan and what follows from it; waits no later than `until` if given."""
+        wake = self.writer.next_deadline()
+        if until is not None:
+            wake = until if wake is None else min(wake, until)
+        reading = self.scanner.step(wake_at=wake)
+        now = reading.now
+        for fault in reading.faults:
+            self._fault_until = now + FAULT_SHOWN
+            self.emit(FaultSurvived(fault.at, fault.kind, fault.where, fault.detail))
+        referee = self.referee
+        for button in reading.buttons:
+            self.emit(ButtonPressed(button.at, button.button, button.pressed))
+            if button.pressed:
+                referee.press(button.button, now)
+                if button.button == "new":
+                    self.scanner.debouncer.forget_stable()
+        if reading.changed and reading.complete:
+            referee.judge(reading.debounced, now, stable=False)
+        if reading.stable is not None:
+            referee.judge(reading.stable, now, stable=True, trail=reading.trail)
+        self._light(now)
+
+    def _light(self, now: float) -> None:
+        status = self.referee.status
+        view = view_of(status, self.referee.initial.players, now < self._fault_until)
+        pixels = self.writer.update(view, now)
+        if pixels is not None:
+            self.emit(LedFrame(now, pixels_hex(pixels)))
+
+    def run_until(self, end: float) -> None:
+        """Steps until the board's clock reaches `end` (virtual time in the simulator), waking
+        at `end` rather than sleeping past it."""
+        clock = self.board.clock
+        while clock.now() < end:
+            self.step(until=end)

@@ -1,0 +1,142 @@
+"""What a person may do to the simulated board by hand: one vocabulary of commands, used by
+`magboard run --sim` (typed lines) and the web page (JSON messages).
+
+A command is a JSON object with `do` and its arguments; a typed line is the same words, e.g.
+`move A1 b2`. Anything malformed is refused with `CommandRefused` naming what is wrong; nothing
+a person sends can stop the board.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from magboard.firmware.games import GameError
+from magboard.hardware.spec import Place, Slot
+
+from .session import SimSession
+from .world import Bounce
+
+HELP = """\
+lift PLACE            take the top piece off a cell (b2) or tray slot (A3)
+put PLACE             put the last lifted piece down
+move FROM TO          lift and put in one go
+slide FROM VIA.. TO   drag a piece across cells
+play ACTION           make a game move by hand, in the game's notation
+press BUTTON          press and release a button (seat-1, new, ...)
+fault KIND [ARG]      i2c-burst U1 | expander-reset U1 | noise SECONDS | bounce on|off
+help                  this text"""
+
+
+class CommandRefused(ValueError):
+    """A command the simulated board cannot carry out; the message says why."""
+
+
+def parse_line(line: str) -> dict[str, Any]:
+    """`move A1 b2` -> {"do": "move", "args": ["A1", "b2"]}."""
+    words = line.split()
+    if not words:
+        raise CommandRefused("empty command")
+    return {"do": words[0].lower(), "args": words[1:]}
+
+
+class Hands:
+    """Carries out commands on a session's world, at the session's current time."""
+
+    def __init__(self, session: SimSession) -> None:
+        self.session = session
+        self._actions: dict[str, Callable[[list[str]], None]] = {
+            "lift": self._lift,
+            "put": self._put,
+            "move": self._move,
+            "slide": self._slide,
+            "play": self._play,
+            "press": self._press,
+            "fault": self._fault,
+        }
+
+    def run(self, command: Mapping[str, Any]) -> None:
+        if not isinstance(command, Mapping):
+            raise CommandRefused("a command is an object with 'do' and 'args'")
+        name, args = command.get("do"), command.get("args", [])
+        action = self._actions.get(name) if isinstance(name, str) else None
+        if action is None:
+            raise CommandRefused(f"unknown command {name!r} (commands: {', '.join(self._actions)})")
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise CommandRefused(f"{name}: args are a list of words")
+        try:
+            action(args)
+        except (ValueError, LookupError, GameError) as error:
+            raise CommandRefused(f"{name}: {error}") from None
+
+    def place(self, text: str) -> Place:
+        spec = self.session.spec
+        for slot in spec.slots:
+            if str(slot) == text:
+                return slot
+        for cell in spec.cells:
+            if f"{chr(97 + cell[0])}{cell[1] + 1}" == text.lower():
+                return cell
+        raise CommandRefused(f"no place {text!r} on board {spec.name}")
+
+    def _need(self, args: list[str], count: int, usage: str) -> None:
+        if len(args) != count:
+            raise CommandRefused(f"usage: {usage}")
+
+    def _lift(self, args: list[str]) -> None:
+        self._need(args, 1, "lift PLACE")
+        self.session.world.lift(self.place(args[0]))
+
+    def _put(self, args: list[str]) -> None:
+        self._need(args, 1, "put PLACE")
+        self.session.world.put(self.place(args[0]))
+
+    def _move(self, args: list[str]) -> None:
+        self._need(args, 2, "move FROM TO")
+        self.session.world.move(self.place(args[0]), self.place(args[1]))
+
+    def _slide(self, args: list[str]) -> None:
+        if len(args) < 2:
+            raise CommandRefused("usage: slide FROM VIA.. TO")
+        cells = [self.place(a) for a in args]
+        if any(isinstance(c, Slot) for c in cells):
+            raise CommandRefused("slide: only across cells")
+        self.session.world.slide(cells[0], cells[1:])
+
+    def _play(self, args: list[str]) -> None:
+        self._need(args, 1, "play ACTION")
+        session = self.session
+        session.perform(session.state.parse_action(args[0]))
+
+    def _press(self, args: list[str]) -> None:
+        self._need(args, 1, "press BUTTON")
+        self.session.world.press(args[0])
+
+    def _fault(self, args: list[str]) -> None:
+        if not args:
+            raise CommandRefused("usage: fault KIND [ARG]")
+        kind, rest = args[0], args[1:]
+        world = self.session.world
+        if kind in ("i2c-burst", "expander-reset"):
+            self._need(rest, 1, f"fault {kind} U1")
+            index = self._expander(rest[0])
+            if kind == "i2c-burst":
+                world.inject_i2c_errors(index, 3)
+            else:
+                world.reset_expander(index)
+        elif kind == "noise":
+            seconds = float(rest[0]) if rest else 1.0
+            world.noise(50.0, seconds)
+        elif kind == "bounce":
+            world.bounce = None if rest == ["off"] else Bounce()
+        else:
+            raise CommandRefused(
+                f"unknown fault {kind!r} (i2c-burst, expander-reset, noise, bounce)"
+            )
+
+    def _expander(self, text: str) -> int:
+        expanders = self.session.spec.expanders
+        for expander in expanders:
+            if text in (f"U{expander.index + 1}", str(expander.index)):
+                return expander.index
+        raise CommandRefused(f"no expander {text!r} (U1 to U{len(expanders)})")
