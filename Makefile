@@ -24,7 +24,7 @@ $(NATIVE): firmware/native/lines.c firmware/native/lines.h firmware/native/build
 	@touch $@
 
 run: setup
-	$(BIN)/magboard play tic-tac-toe
+	$(BIN)/magboard demo tic-tac-toe --board mini
 
 test: setup
 	$(BIN)/python -m pytest
@@ -32,6 +32,7 @@ test: setup
 
 bench: setup
 	$(BIN)/magboard bench lines
+	$(BIN)/magboard bench pipeline
 
 lint: setup
 	$(BIN)/ruff check .

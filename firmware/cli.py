@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from magboard.hardware.spec import BoardSpecError
 
+from .app.errors import CommandError
 from .games import GameError, all_games, get_game
 from .games.perft import perft_series
-
-
-class CommandError(Exception):
-    """A request the command cannot carry out; reported in one line, never a traceback."""
+from .profiles import ProfileError
 
 
 def _cmd_games(args: argparse.Namespace) -> int:
@@ -47,11 +46,24 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from .native import bench
+    if args.what == "lines":
+        from .native import bench
+    else:
+        from magboard.sim import pipeline_bench as bench
 
     result = bench.measure(min_time=args.min_time)
     print(json.dumps(result, indent=2) if args.json else bench.format_report(result))
     return 0
+
+
+def _delegate(module: str) -> Callable[[argparse.Namespace], int]:
+    """A command whose code lives elsewhere (the simulator, the app), imported only when run,
+    so `magboard games` never loads drivers or the simulator."""
+
+    def run(args: argparse.Namespace) -> int:
+        return importlib.import_module(module).main(args)
+
+    return run
 
 
 def _cmd_board_show(args: argparse.Namespace) -> int:
@@ -94,8 +106,38 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("board", help="a reference board (r1, mini) or a path to a board file")
     show.set_defaults(run=_cmd_board_show)
 
+    run = with_options(commands.add_parser("run", help="referee a game on a board"))
+    run.add_argument("--board", default="r1", help="board name or file (default r1)")
+    run.add_argument("--game", default="tic-tac-toe")
+    run.add_argument("--sim", action="store_true", help="the simulated board, driven from stdin")
+    run.add_argument("--journal", metavar="PATH", help="where the game in progress is kept")
+    run.add_argument(
+        "--no-takeback", action="store_true", help="restoring a position undoes nothing"
+    )
+    run.set_defaults(run=_delegate("magboard.firmware.app.run"))
+
+    scenario = commands.add_parser("scenario", help="run a scenario file in the simulator")
+    scenario.add_argument("file")
+    scenario.add_argument("--leds", action="store_true", help="print LED frames too")
+    scenario.set_defaults(run=_delegate("magboard.sim.scenario"))
+
+    demo = with_options(commands.add_parser("demo", help="a random game played in the simulator"))
+    demo.add_argument("game", nargs="?", default="tic-tac-toe")
+    demo.add_argument("--board", default="mini")
+    demo.add_argument("--seed", type=int, default=None)
+    demo.add_argument("--speed", type=float, default=4.0, help="times real time (0: no waiting)")
+    demo.set_defaults(run=_delegate("magboard.sim.demo"))
+
+    soak = with_options(commands.add_parser("soak", help="many random games with faults"))
+    soak.add_argument("--game", default="tic-tac-toe")
+    soak.add_argument("--board", default="r1")
+    soak.add_argument("--games", type=int, default=100)
+    soak.add_argument("--seed", type=int, default=1)
+    soak.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    soak.set_defaults(run=_delegate("magboard.sim.soak"))
+
     bench = commands.add_parser("bench", help="measure the hot paths")
-    bench.add_argument("what", choices=["lines"])
+    bench.add_argument("what", choices=["lines", "pipeline"])
     bench.add_argument("--json", action="store_true", help="print JSON instead of a table")
     bench.add_argument(
         "--min-time",
@@ -112,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return args.run(args)
-    except (GameError, CommandError, BoardSpecError) as error:
+    except (GameError, CommandError, BoardSpecError, ProfileError) as error:
         print(f"magboard: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -1,0 +1,105 @@
+"""`magboard soak`: random games with mistakes, bumps, noise and faults, and honest figures."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from magboard.firmware import cli
+from magboard.sim import soak as soak_module
+from magboard.sim.soak import Tally, format_report, soak
+
+
+def consistent(tally: Tally) -> None:
+    assert tally.games == tally.finished
+    assert tally.aborted == 0
+    assert tally.false_accepts == 0
+    assert tally.missed == 0
+    assert tally.false_alarms == 0
+    assert tally.accepted == tally.moves > 0
+    assert sum(tally.wins.values()) + tally.draws == tally.games
+    assert tally.illegal_caught == tally.illegal_made
+    assert tally.recovered == tally.illegal_made
+    assert tally.faults_survived == tally.faults_injected
+    assert tally.fault_events >= tally.faults_injected
+    assert tally.noise_blips >= tally.noise_bursts
+    assert tally.virtual_seconds > 0 and tally.wall_seconds > 0
+    assert tally.ok and not tally.failures
+
+
+@pytest.fixture
+def troublesome(monkeypatch):
+    """Every kind of trouble, often, so a handful of games meets all of them."""
+    for name, value in [
+        ("P_MISTAKE", 0.5),
+        ("P_BUMP", 0.5),
+        ("P_NOISE", 0.4),
+        ("P_I2C", 0.25),
+        ("P_RESET", 0.25),
+    ]:
+        monkeypatch.setattr(soak_module, name, value)
+
+
+@pytest.mark.parametrize("board", ["mini", "r1"])
+def test_a_few_games_with_trouble_are_refereed_without_a_slip(troublesome, board):
+    tally = soak("tic-tac-toe", board, games=4, seed=5)
+    consistent(tally)
+    assert tally.illegal_made > 0
+    assert tally.bumps > 0
+    assert tally.noise_bursts > 0
+    assert tally.faults_injected > 0
+
+
+def test_a_seed_repeats_exactly(troublesome):
+    first = soak("tic-tac-toe", "mini", games=3, seed=9).to_dict()
+    second = soak("tic-tac-toe", "mini", games=3, seed=9).to_dict()
+    other = soak("tic-tac-toe", "mini", games=3, seed=10).to_dict()
+    for data in (first, second, other):
+        data.pop("wall_seconds")
+    assert first == second
+    assert first != other
+
+
+def test_the_report_names_every_figure():
+    tally = soak("tic-tac-toe", "mini", games=2, seed=1)
+    text = format_report(tally)
+    for words in (
+        "games",
+        "moves made",
+        "accepted",
+        "missed moves",
+        "false accepts",
+        "illegal made",
+        "caught",
+        "recovered",
+        "faults injected",
+        "survived",
+        "virtual time",
+        "wall time",
+        "result",
+    ):
+        assert words in text
+    assert text.splitlines()[-1].split()[-1] == "PASS"
+
+
+def test_a_failure_is_reported_and_fails_the_command():
+    tally = Tally(games=1, moves=3, accepted=2, missed=1)
+    assert not tally.ok
+    assert "1 missed moves" in format_report(tally)
+
+
+def test_the_command_prints_json_and_succeeds(capsys):
+    status = cli.main(["soak", "--board", "mini", "--games", "2", "--seed", "3", "--json"])
+    out, _ = capsys.readouterr()
+    data = json.loads(out)
+    assert status == 0
+    assert data["ok"] is True and data["failures"] == []
+    assert data["games"] == 2 and data["false_accepts"] == 0 and data["missed"] == 0
+
+
+def test_nonsense_gets_one_line(capsys):
+    assert cli.main(["soak", "--games", "0"]) == 2
+    assert "1 game or more" in capsys.readouterr().err
+    assert cli.main(["soak", "--game", "chess"]) == 2
+    assert "no game called 'chess'" in capsys.readouterr().err
