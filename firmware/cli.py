@@ -23,7 +23,10 @@ def _cmd_games(args: argparse.Namespace) -> int:
         print(f"    {game.summary}")
         for option in game.options:
             choices = f" [{' | '.join(map(str, option.choices))}]" if option.choices else ""
-            print(f"    --option {option.name}={option.default}{choices}  {option.help}")
+            default = (
+                str(option.default).lower() if isinstance(option.default, bool) else option.default
+            )
+            print(f"    --option {option.name}={default}{choices}  {option.help}")
     return 0
 
 

@@ -1,6 +1,6 @@
 """The rules of every game the board referees, behind one contract (see `core`)."""
 
-from . import tictactoe
+from . import tictaccap, tictacdoh, tictactoe
 from .core import (
     END_TURN,
     PASS,
@@ -18,7 +18,7 @@ from .core import (
 from .grid import Cell, cell_name, draw_grid, parse_cell
 from .registry import all_games, get_game, register
 
-for _module in (tictactoe,):
+for _module in (tictactoe, tictaccap, tictacdoh):
     register(_module.GAME)
 
 __all__ = [

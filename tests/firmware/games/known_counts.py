@@ -4,4 +4,17 @@ file gives none, from this engine, checked by a second, independent counting met
 KNOWN_PERFT = [
     # rules/tic-tac-toe.md gives perft(1..3); deeper figures are the classic published ones.
     ("tic-tac-toe", {}, [9, 72, 504, 3024, 15120, 54720, 148176, 200448, 127872]),
+    # Tic-Tac-Cap by hand: 9 Smalls; 8 Smalls; A's second turn, a Small on 7 empty cells or a
+    # Medium on 7 empty cells or capping either Small (16); B's second turn 15, 14 or 15 by what A
+    # did. Deeper, and the other options, from this engine, checked by the brute-force count in
+    # test_tictaccap.py (which also reproduces these). perft(5) is 371,736.
+    ("tic-tac-cap", {}, [9, 72, 1152, 16776]),
+    ("tic-tac-cap", {"cover_own": False}, [9, 72, 1080, 14688]),
+    ("tic-tac-cap", {"variant": "heist"}, [9, 72, 504, 3024, 42336]),
+    # "five-small" is tic-tac-toe with five marks each: the same first plies.
+    ("tic-tac-cap", {"variant": "five-small"}, [9, 72, 504, 3024]),
+    # Tic Tac Doh! from this engine, reproduced by the independent brute-force count in
+    # test_tictacdoh.py. By hand: 3 sizes on c3; then 8 neighbours x 3 sizes for each, plus the
+    # stacks S-M, M-S, M-L, L-M on c3 (76). perft(5) is 2,073,496 (a few seconds, not run here).
+    ("tic-tac-doh", {}, [3, 76, 2666, 82032]),
 ]
