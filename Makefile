@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NATIVE := firmware/native/.built
 
-.PHONY: setup run test test-python bench lint clean
+.PHONY: setup browser run test bench lint clean
 
 setup: $(STAMP) $(NATIVE)
 
@@ -26,7 +26,17 @@ $(NATIVE): firmware/native/lines.c firmware/native/lines.h firmware/native/build
 run: setup
 	$(BIN)/magboard demo tic-tac-toe --board mini
 
-test: setup
+# The browser tests drive Debian's Chromium through Playwright (Playwright's own browser download
+# does not work everywhere). Installed where this can be done (root, or sudo without a password,
+# with apt); elsewhere those tests say why they are skipped.
+browser:
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
+	  if command -v apt-get >/dev/null && $$SUDO true 2>/dev/null; then \
+	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium is not installed and cannot be here: browser tests will be skipped"; fi; }
+
+test: setup browser
 	$(BIN)/python -m pytest
 	MAGBOARD_NATIVE=python $(BIN)/python -m pytest
 

@@ -12,6 +12,9 @@ packages = [
 
 setup(
     packages=packages,
-    package_data={"magboard.hardware": ["boards/*.toml"]},
+    package_data={
+        "magboard.hardware": ["boards/*.toml", "magboard.service"],
+        "magboard.sim": ["web/*.html", "web/*.js", "web/*.css"],
+    },
     cffi_modules=["firmware/native/build_lines.py:ffibuilder"],
 )

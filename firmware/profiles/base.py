@@ -29,6 +29,10 @@ class PieceKind:
     """Cell channels its magnets trip where it stands."""
     owner: int | None
     """The player whose colour shows for it (None: neutral)."""
+    label: str = ""
+    """What is printed on it, for drawings of the board (X, O, S, M, L)."""
+    size: int = 1
+    """Relative size, 1 to 3, for drawings (Small, Medium, Large markers)."""
 
 
 @dataclass(frozen=True)

@@ -34,12 +34,12 @@ class TicTacToeProfile(Profile):
 
 def tictactoe_profile(spec: BoardSpec) -> TicTacToeProfile:
     if spec.name == "mini":
-        x = PieceKind("X", frozenset({"s"}), 0)
-        o = PieceKind("O", frozenset({"s"}), 1)
+        x = PieceKind("X", frozenset({"s"}), 0, "X")
+        o = PieceKind("O", frozenset({"s"}), 1, "O")
         origin = (0, 0)
     else:
-        x = PieceKind("X", frozenset({"n"}), 0)
-        o = PieceKind("O", frozenset({"s"}), 1)
+        x = PieceKind("X", frozenset({"n"}), 0, "X")
+        o = PieceKind("O", frozenset({"s"}), 1, "O")
         origin = ((spec.columns - SIZE) // 2, (spec.rows - SIZE) // 2)
     supplies = tuple(
         Supply(kind.name, kind, tuple(Slot(tray, n) for n in range(1, PIECES_EACH + 1)))
