@@ -254,7 +254,7 @@ class _Reader:
         except (GameError, ValueError) as error:
             raise self.fail("options", str(error)) from None
         try:
-            profile_for(game, spec)
+            profile_for(game, spec, options)
         except ProfileError as error:
             raise self.fail("board", str(error)) from None
         self.spec, self.game = spec, game

@@ -48,7 +48,7 @@ class SimSession:
         self.game = get_game(game)
         self.options = self.game.resolve_options(options)
         self.initial: State = self.game.new_state(self.options)
-        self.profile: Profile = profile_for(self.game, self.spec)
+        self.profile: Profile = profile_for(self.game, self.spec, self.options)
         self.random = random.Random(seed)
         self.events: list[Event] = []
         self.journal = Journal(journal) if journal else None

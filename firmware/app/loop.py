@@ -30,7 +30,10 @@ def view_of(status: Status, players: int, fault: bool) -> View:
         last_mover=status.last_mover,
         error=frozenset(difference.remove) if status.phase == ILLEGAL else frozenset(),
         remove=frozenset(difference.remove),
-        put_back=frozenset((p, owner) for p, owner in difference.put_back if owner is not None),
+        put_back=frozenset(
+            (place, owner if owner is not None else status.to_move or 0)
+            for place, owner in difference.put_back
+        ),
         win=status.win if status.winners else (),
         winner=status.winners[0] if status.winners else None,
         draw=status.draw,

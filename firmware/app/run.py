@@ -47,7 +47,7 @@ def main(args: argparse.Namespace) -> int:
         return run_console(spec, game, options, journal, actions, not args.no_takeback)
     board = open_pi_board(spec)
     referee = Referee(
-        profile_for(game, spec),
+        profile_for(game, spec, options),
         game.new_state(options),
         print_event,
         takeback=not args.no_takeback,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from magboard.firmware.games import Game
 from magboard.hardware.spec import BoardSpec
@@ -17,21 +18,29 @@ from .base import (
     Step,
     Supply,
 )
+from .sized import tictaccap_profile, tictacdoh_profile
 from .tictactoe import tictactoe_profile
 
-_PROFILES: dict[tuple[str, str], Callable[[BoardSpec], Profile]] = {
+ProfileMaker = Callable[[BoardSpec, Mapping[str, Any] | None], Profile]
+
+_PROFILES: dict[tuple[str, str], ProfileMaker] = {
     ("tic-tac-toe", "mini"): tictactoe_profile,
     ("tic-tac-toe", "r1"): tictactoe_profile,
+    ("tic-tac-cap", "mini"): tictaccap_profile,
+    ("tic-tac-cap", "r1"): tictaccap_profile,
+    ("tic-tac-doh", "r1"): tictacdoh_profile,
 }
 
 
-def profile_for(game: Game, spec: BoardSpec) -> Profile:
+def profile_for(game: Game, spec: BoardSpec, options: Mapping[str, Any] | None = None) -> Profile:
+    """The physical model of `game` (with its `options`: they may change the supplies) on a
+    board; ProfileError if the board has none, or its trays cannot hold the pieces."""
     make = _PROFILES.get((game.name, spec.name))
     if make is None:
         boards = sorted(board for name, board in _PROFILES if name == game.name)
         where = f"boards {', '.join(boards)}" if boards else "no board yet"
         raise ProfileError(f"{game.name} has no profile for board {spec.name} (it has {where})")
-    return make(spec)
+    return make(spec, options)
 
 
 def profiled_pairs() -> list[tuple[str, str]]:

@@ -7,6 +7,9 @@ the board is seen at once, wherever it came from.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from magboard.firmware.games import State, get_game
 from magboard.firmware.games.tictactoe import SIZE, TicTacToeState
 from magboard.hardware.spec import BoardSpec, Slot
@@ -32,7 +35,9 @@ class TicTacToeProfile(Profile):
         )
 
 
-def tictactoe_profile(spec: BoardSpec) -> TicTacToeProfile:
+def tictactoe_profile(
+    spec: BoardSpec, options: Mapping[str, Any] | None = None
+) -> TicTacToeProfile:
     if spec.name == "mini":
         x = PieceKind("X", frozenset({"s"}), 0, "X")
         o = PieceKind("O", frozenset({"s"}), 1, "O")

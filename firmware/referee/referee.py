@@ -163,7 +163,7 @@ class Referee:
         lifted = self.profile.lifted_from(frame, self.position)
         if not stable:
             if lifted is not None:
-                self._in_hand(lifted, now)
+                self._in_hand(lifted, now, raw)
             return
         try:
             found = self.candidates.match(frame)
@@ -179,7 +179,7 @@ class Referee:
             self._accept(reply.previous, now)
             self._accept(reply, now)
         elif lifted is not None:
-            self._in_hand(lifted, now)
+            self._in_hand(lifted, now, raw)
         else:
             self._illegal(raw, now, "no legal move gives this board")
 
@@ -293,7 +293,9 @@ class Referee:
         self.candidates = TurnCandidates(self.profile, self.position)
         self._set_play(now)
 
-    def _in_hand(self, lifted: frozenset, now: float) -> None:
+    def _in_hand(self, lifted: frozenset, now: float, raw: int) -> None:
+        """Pieces lifted: light where they may legally go, or, if nowhere (a size not allowed
+        yet, the other player's piece), where they must go back."""
         targets: set = set()
         for action in self.position.legal_actions():
             movement = self._movement(action)
@@ -311,7 +313,8 @@ class Referee:
                     tuple(sorted(place_label(p) for p in places)),
                 )
             )
-        self.status = self._status(IN_HAND, now, targets=places)
+        difference = Difference() if places else self.profile.difference(raw, self.position)
+        self.status = self._status(IN_HAND, now, targets=places, difference=difference)
 
     def _movement(self, action: Action) -> Movement:
         key = (self.position, action)
