@@ -303,6 +303,8 @@ class Referee:
                 targets |= movement.placed
         places = self.profile.places_of(targets)
         report = (IN_HAND, lifted, self.position)
+        if self._reported == report and self.status.phase == IN_HAND:
+            return  # the same piece still in the hand: the lights keep their rhythm
         if self._reported != report:
             self._reported = report
             self.emit(
