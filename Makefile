@@ -24,7 +24,7 @@ $(NATIVE): firmware/native/lines.c firmware/native/lines.h firmware/native/build
 	@touch $@
 
 run: setup
-	$(BIN)/magboard demo tic-tac-toe --board mini
+	$(BIN)/magboard sim --board mini --game tic-tac-toe
 
 # The browser tests drive Debian's Chromium through Playwright (Playwright's own browser download
 # does not work everywhere). Installed where this can be done (root, or sudo without a password,

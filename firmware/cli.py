@@ -131,6 +131,20 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--speed", type=float, default=4.0, help="times real time (0: no waiting)")
     demo.set_defaults(run=_delegate("magboard.sim.demo"))
 
+    sim = with_options(commands.add_parser("sim", help="a simulated board in the browser"))
+    sim.add_argument("--board", default="mini", help="board name or file (default mini)")
+    sim.add_argument("--game", default="tic-tac-toe")
+    sim.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    sim.add_argument("--port", type=int, default=8800, help="port to listen on (8800; 0: any)")
+    sim.add_argument("--open", action="store_true", help="open the page in a web browser")
+    sim.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="let other machines connect (by default only this one may)",
+    )
+    sim.add_argument("--speed", type=float, default=1.0, help=argparse.SUPPRESS)
+    sim.set_defaults(run=_delegate("magboard.sim.web.server"))
+
     soak = with_options(commands.add_parser("soak", help="many random games with faults"))
     soak.add_argument("--game", default="tic-tac-toe")
     soak.add_argument("--board", default="r1")

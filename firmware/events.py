@@ -170,6 +170,63 @@ class Note(Event):
     text: str
 
 
+# The simulator's web page: what a page needs to draw a simulated board. Only `magboard sim`
+# sends these; a real board never does.
+
+
+@dataclass(frozen=True)
+class SimBoardInfo(Event):
+    """A simulated board's layout and the games it can host, sent to a page when it connects
+    and after every new game. Places are labels ("b2", "A3"); `leds` maps every cell, slot and
+    status name to its LED in the chain."""
+
+    TYPE = "sim-board"
+    board: str
+    title: str
+    columns: int
+    rows: int
+    holes: tuple[str, ...]
+    trays: tuple[dict, ...]
+    """{"name", "side", "rows": slots per row, "slots": slot labels in order}"""
+    buttons: tuple[dict, ...]
+    """{"name", "label"}"""
+    status: tuple[str, ...]
+    """Names of the status LEDs (seat-1, ...)."""
+    leds: dict[str, int]
+    led_count: int
+    expanders: tuple[str, ...]
+    """Names of the I/O expanders (U1, U2, ...), for injecting faults."""
+    games: tuple[dict, ...]
+    """Games with a profile on this board: {"name", "title", "seats", "options": [{"name",
+    "default", "choices", "minimum", "maximum", "help"}]}."""
+    game: str
+    options: dict[str, Any]
+    players: tuple[str, ...]
+    area: tuple[str, ...]
+    """The cells the current game uses."""
+
+
+@dataclass(frozen=True)
+class SimPieces(Event):
+    """Where every piece of a simulated board is: place label -> its stack, bottom to top, and
+    what the hand holds (the last one is what a `put` puts down). A piece is {"id", "kind",
+    "label", "size" (1-3), "owner" (seat or null), "colour" ("#rrggbb")}."""
+
+    TYPE = "sim-pieces"
+    places: dict[str, list]
+    hand: tuple[dict, ...] = ()
+
+
+@dataclass(frozen=True)
+class SimLeds(Event):
+    """What a simulated LED chain shows now: six hex digits of RGB per LED, chain order, decoded
+    from the bytes sent down the data line (so after brightness scaling and the power cap), dark
+    where an LED is dead."""
+
+    TYPE = "sim-leds"
+    pixels: str
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.TYPE: cls
     for cls in (
@@ -187,6 +244,9 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ButtonPressed,
         Mismatch,
         Note,
+        SimBoardInfo,
+        SimPieces,
+        SimLeds,
     )
 }
 

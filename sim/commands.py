@@ -26,6 +26,10 @@ play ACTION           make a game move by hand, in the game's notation
 press BUTTON          press and release a button (seat-1, new, ...)
 fault KIND [ARG]      i2c-burst U1 | expander-reset U1 | noise SECONDS | bounce on|off
 help                  this text"""
+HANDS_ON = frozenset({"lift", "put", "move", "slide", "play"})
+"""Commands that handle pieces: refused while a slide is still under way."""
+MAX_NOISE = 60.0
+"""Longest burst of noise a command may ask for (its blips are scheduled at once)."""
 
 
 class CommandRefused(ValueError):
@@ -54,6 +58,8 @@ class Hands:
             "press": self._press,
             "fault": self._fault,
         }
+        self._sliding_until = -1.0
+        """Virtual time the last slide ends: until then the hand stays on its piece."""
 
     def run(self, command: Mapping[str, Any]) -> None:
         if not isinstance(command, Mapping):
@@ -64,6 +70,8 @@ class Hands:
             raise CommandRefused(f"unknown command {name!r} (commands: {', '.join(self._actions)})")
         if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
             raise CommandRefused(f"{name}: args are a list of words")
+        if name in HANDS_ON and self.session.clock.now() <= self._sliding_until:
+            raise CommandRefused(f"{name}: a piece is still sliding; wait until it stops")
         try:
             action(args)
         except (ValueError, LookupError, GameError) as error:
@@ -101,7 +109,7 @@ class Hands:
         cells = [self.place(a) for a in args]
         if any(isinstance(c, Slot) for c in cells):
             raise CommandRefused("slide: only across cells")
-        self.session.world.slide(cells[0], cells[1:])
+        self._sliding_until = self.session.world.slide(cells[0], cells[1:])
 
     def _play(self, args: list[str]) -> None:
         self._need(args, 1, "play ACTION")
@@ -126,6 +134,8 @@ class Hands:
                 world.reset_expander(index)
         elif kind == "noise":
             seconds = float(rest[0]) if rest else 1.0
+            if not 0 < seconds <= MAX_NOISE:  # also refuses nan and inf
+                raise CommandRefused(f"fault noise lasts over 0 and up to {MAX_NOISE:g} seconds")
             world.noise(50.0, seconds)
         elif kind == "bounce":
             world.bounce = None if rest == ["off"] else Bounce()

@@ -26,6 +26,31 @@ SAMPLES = [
     ev.ButtonPressed(6.5, "seat-1", True),
     ev.Mismatch(7.0, ("c3",), ("A1",)),
     ev.Note(8.0, "hello"),
+    ev.SimBoardInfo(
+        8.5,
+        board="mini",
+        title="Mini",
+        columns=3,
+        rows=3,
+        holes=("b3",),
+        trays=({"name": "A", "side": "left", "rows": [2], "slots": ["A1", "A2"]},),
+        buttons=({"name": "new", "label": "New game"},),
+        status=("seat-1",),
+        leds={"a1": 0, "A1": 9, "seat-1": 35},
+        led_count=37,
+        expanders=("U1",),
+        games=({"name": "ttt", "title": "Tic-tac-toe", "seats": ["X", "O"], "options": []},),
+        game="tic-tac-toe",
+        options={},
+        players=("X", "O"),
+        area=("a1", "b1"),
+    ),
+    ev.SimPieces(
+        9.0,
+        {"b2": [{"id": 1, "kind": "X", "label": "X", "size": 1, "owner": 0, "colour": "#285aff"}]},
+        ({"id": 2, "kind": "L", "label": "L", "size": 3, "owner": None, "colour": "#c8c8c8"},),
+    ),
+    ev.SimLeds(9.5, "0000ff000000"),
 ]
 
 
@@ -54,6 +79,8 @@ def test_events_round_trip_through_json(event):
         ('{"type": "move", "t": 1, "player": true, "actions": [], "turn": 1}', "player cannot"),
         ('{"type": "move", "t": 1, "player": 0, "actions": [1], "turn": 1}', "actions cannot"),
         ('{"type": "button", "t": 1, "button": "a", "pressed": "yes"}', "pressed cannot"),
+        ('{"type": "sim-pieces", "t": 1, "places": []}', "places cannot"),
+        ('{"type": "sim-leds", "t": 1}', "without 'pixels'"),
     ],
 )
 def test_garbage_is_refused_with_a_reason(line, reason):

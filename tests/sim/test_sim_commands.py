@@ -41,6 +41,9 @@ def test_typed_moves_reach_the_referee(session):
         ({"do": "press", "args": ["self-destruct"]}, "press"),
         ({"do": "fault", "args": ["meteor"]}, "unknown fault 'meteor'"),
         ({"do": "fault", "args": ["noise", "soon"]}, "fault"),
+        ({"do": "fault", "args": ["noise", "inf"]}, "up to 60 seconds"),
+        ({"do": "fault", "args": ["noise", "1e9"]}, "up to 60 seconds"),
+        ({"do": "fault", "args": ["noise", "-1"]}, "over 0"),
         ({"do": "move", "args": [1, 2]}, "args are a list of words"),
         (["move"], "an object"),
     ],
@@ -61,3 +64,17 @@ def test_faults_from_the_console_are_survived(session):
     kinds = {e.kind for e in session.events if e.TYPE == "fault"}
     assert {"i2c-error", "expander-reset"} <= kinds
     assert [e.actions for e in session.events if isinstance(e, Moved)] == [("b2",)]
+
+
+def test_pieces_are_left_alone_while_one_slides(session):
+    hands = Hands(session)
+    hands.run(parse_line("move A1 a1"))
+    session.settle()
+    hands.run(parse_line("slide a1 b1 c1"))
+    for line in ("lift a1", "lift b1", "move B1 b2", "slide a1 a2"):
+        with pytest.raises(CommandRefused, match="still sliding"):
+            hands.run(parse_line(line))
+    hands.run(parse_line("press seat-1"))  # buttons and faults are not hands on pieces
+    session.run_for(0.5)
+    hands.run(parse_line("lift c1"))
+    assert [p.kind.name for p in session.world.hand] == ["X"]

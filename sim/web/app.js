@@ -1,0 +1,708 @@
+// The page of `magboard sim`: draws a simulated board from the events the server sends
+// (`sim-board`, `sim-pieces`, `sim-leds` and the referee's events, docs/protocol.md) and sends
+// back what a person's hands do, as the commands of sim/commands.py.
+"use strict";
+
+(() => {
+  const SVG = "http://www.w3.org/2000/svg";
+  const CELL = 100; // drawing units per lattice cell
+  const GAP = 36; // between the lattice and a tray
+  const MARGIN = 34; // room for the row and column names
+  const DRAG_START = 6; // pixels the pointer moves before a press becomes a drag
+  const LOG_LIMIT = 300;
+  const GAMMA = 0.4; // LEDs run dim: lift their colours for a screen, hue kept
+  const CELL_OFF = "#3b4048"; // a dark LED under a cell
+  const SLOT_OFF = "#2a2e34"; // a dark LED under a tray slot
+
+  const $ = (id) => document.getElementById(id);
+  const svg = $("board");
+
+  const state = {
+    board: null, // the last sim-board event
+    places: new Map(), // label -> {label, kind, x, y, w, h, col, row, led, group, surface, pieces}
+    cells: new Map(), // "col,row" -> place
+    status: [], // {name, led, circle, group}
+    pieces: { places: {}, hand: [] },
+    pixels: "",
+    players: [],
+    drag: null,
+    socket: null,
+    retry: 500,
+  };
+
+  // ---- talking to the board ------------------------------------------------------------------
+
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    const socket = new WebSocket(scheme + location.host + "/ws");
+    state.socket = socket;
+    socket.addEventListener("open", () => {
+      state.retry = 500;
+      setConnection("open", "connected");
+    });
+    socket.addEventListener("message", (message) => {
+      for (const line of String(message.data).split("\n")) {
+        if (line.trim()) receive(JSON.parse(line));
+      }
+    });
+    socket.addEventListener("close", (closed) => {
+      const why = closed.code === 1008 ? " (refused by the server)" : "";
+      setConnection("closed", `disconnected${why}: retrying`);
+      setTimeout(connect, state.retry);
+      state.retry = Math.min(state.retry * 2, 8000);
+    });
+  }
+
+  function setConnection(kind, text) {
+    const badge = $("connection");
+    badge.dataset.state = kind;
+    badge.textContent = text;
+  }
+
+  function send(command) {
+    const socket = state.socket;
+    if (!socket || socket.readyState !== WebSocket.OPEN) {
+      addLog({ type: "note", t: null, text: "not connected to the board" });
+      return;
+    }
+    socket.send(JSON.stringify(command));
+  }
+
+  function receive(event) {
+    switch (event.type) {
+      case "sim-board":
+        state.board = event;
+        state.players = event.players;
+        buildBoard();
+        buildPanel();
+        drawPieces();
+        drawLeds();
+        break;
+      case "sim-pieces":
+        state.pieces = event;
+        drawPieces();
+        break;
+      case "sim-leds":
+        state.pixels = event.pixels;
+        drawLeds();
+        break;
+      case "leds":
+        break; // the referee's frames: sim-leds already says what the chain shows
+      case "game-started":
+        state.players = event.players;
+        addLog(event);
+        break;
+      default:
+        addLog(event);
+    }
+  }
+
+  // ---- drawing the board ---------------------------------------------------------------------
+
+  function el(name, attributes = {}, parent = null) {
+    const node = document.createElementNS(SVG, name);
+    for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+    if (parent) parent.appendChild(node);
+    return node;
+  }
+
+  const cellLabel = (col, row) => String.fromCharCode(97 + col) + (row + 1);
+
+  function trayBox(tray, vertical, height, width) {
+    // A tray beside the lattice: each of its rows is a column of slots (a row of slots above or
+    // below it), the slot size chosen so the longest row spans the lattice's side.
+    const longest = Math.max(...tray.rows);
+    const span = vertical ? height : width;
+    const slot = Math.min(CELL * 0.8, span / longest);
+    const across = tray.rows.length * slot;
+    return { tray, slot, across, along: longest * slot };
+  }
+
+  function buildBoard() {
+    const b = state.board;
+    $("board-title").textContent = `${b.title} \u00b7 ${b.game}`;
+    state.places.clear();
+    state.cells.clear();
+    state.status = [];
+    svg.replaceChildren();
+
+    const width = b.columns * CELL;
+    const height = b.rows * CELL;
+    const sides = { left: [], right: [], top: [], bottom: [] };
+    for (const tray of b.trays) {
+      const side = sides[tray.side] ? tray.side : "right";
+      sides[side].push(trayBox(tray, side === "left" || side === "right", height, width));
+    }
+    const sum = (boxes) => boxes.reduce((total, box) => total + box.across + GAP, 0);
+    const left = MARGIN + sum(sides.left);
+    const top = 48 + sum(sides.top);
+    const right = sum(sides.right);
+    const bottom = sum(sides.bottom);
+    const totalWidth = left + width + right + 20;
+    // A big lattice is drawn small: keep its names and status LEDs readable.
+    const scale = Math.max(1, Math.min(2, totalWidth / 1100));
+    svg.style.setProperty("--text-scale", String(scale));
+    const statusHeight = b.status.length ? 70 * scale : 0;
+    const totalHeight = top + height + MARGIN + bottom + statusHeight + 10;
+    svg.setAttribute("viewBox", `0 0 ${totalWidth} ${totalHeight}`);
+
+    const area = new Set(b.area);
+    const holes = new Set(b.holes);
+    const lattice = el("g", { class: "lattice" }, svg);
+    el("rect", { x: left - 8, y: top - 8, width: width + 16, height: height + 16, rx: 10, fill: "#30343b" }, lattice);
+    for (let row = 0; row < b.rows; row++) {
+      for (let col = 0; col < b.columns; col++) {
+        const label = cellLabel(col, row);
+        if (holes.has(label)) continue;
+        const x = left + col * CELL;
+        const y = top + (b.rows - 1 - row) * CELL;
+        const place = addPlace(lattice, label, "cell", x + 3, y + 3, CELL - 6, CELL - 6, 8);
+        place.col = col;
+        place.row = row;
+        if (!area.has(label)) place.group.classList.add("outside");
+        state.cells.set(`${col},${row}`, place);
+      }
+    }
+    for (let col = 0; col < b.columns; col++) {
+      const t = el("text", { class: "axis-label", x: left + col * CELL + CELL / 2, y: top + height + MARGIN / 2 + 4 }, svg);
+      t.textContent = String.fromCharCode(97 + col);
+    }
+    for (let row = 0; row < b.rows; row++) {
+      const t = el("text", { class: "axis-label", x: left - MARGIN / 2 - 6, y: top + (b.rows - 1 - row) * CELL + CELL / 2 }, svg);
+      t.textContent = String(row + 1);
+    }
+
+    let x = left - GAP;
+    for (const box of sides.left) {
+      x -= box.across;
+      drawTray(box, x, top + (height - box.along) / 2, true);
+      x -= GAP;
+    }
+    x = left + width + GAP;
+    for (const box of sides.right) {
+      drawTray(box, x, top + (height - box.along) / 2, true);
+      x += box.across + GAP;
+    }
+    let y = top - GAP;
+    for (const box of sides.top) {
+      y -= box.across;
+      drawTray(box, left + (width - box.along) / 2, y, false);
+      y -= GAP;
+    }
+    y = top + height + MARGIN;
+    for (const box of sides.bottom) {
+      drawTray(box, left + (width - box.along) / 2, y, false);
+      y += box.across + GAP;
+    }
+
+    const statusY = top + height + MARGIN + bottom + 22 * scale;
+    const statusGroup = el("g", { class: "status" }, svg);
+    b.status.forEach((name, i) => {
+      const group = el("g", { class: "status-led", "data-place": name, "data-led": "000000" }, statusGroup);
+      const cx = left + 20 * scale + i * 120 * scale;
+      const circle = el("circle", { cx, cy: statusY, r: 14 * scale, fill: "#23262b" }, group);
+      const text = el("text", { x: cx, y: statusY + 34 * scale }, group);
+      text.textContent = name;
+      state.status.push({ name, led: b.leds[name], circle, group });
+    });
+
+    el("g", { class: "ghost", id: "ghost" }, svg);
+  }
+
+  function drawTray(box, x, y, vertical) {
+    const { tray, slot } = box;
+    const w = vertical ? box.across : box.along;
+    const h = vertical ? box.along : box.across;
+    const group = el("g", { class: "tray", "data-tray": tray.name }, svg);
+    el("rect", { class: "tray-frame", x: x - 6, y: y - 6, width: w + 12, height: h + 12, rx: 10 }, group);
+    const name = el("text", { class: "tray-name", x: x + w / 2, y: y - 14 }, group);
+    name.textContent = `tray ${tray.name}`;
+    let n = 0;
+    tray.rows.forEach((count, r) => {
+      for (let k = 0; k < count; k++) {
+        const label = tray.slots[n++];
+        const sx = vertical ? x + r * slot : x + k * slot;
+        const sy = vertical ? y + k * slot : y + r * slot;
+        addPlace(group, label, "slot", sx + 3, sy + 3, slot - 6, slot - 6, slot / 2);
+      }
+    });
+  }
+
+  function addPlace(parent, label, kind, x, y, w, h, radius) {
+    const group = el("g", {
+      class: `place ${kind}`,
+      "data-place": label,
+      "data-led": "000000",
+      transform: `translate(${x} ${y})`,
+    }, parent);
+    const surface = el("rect", {
+      class: "surface",
+      width: w,
+      height: h,
+      rx: radius,
+      fill: kind === "cell" ? CELL_OFF : SLOT_OFF,
+    }, group);
+    if (kind === "cell") {
+      const text = el("text", { class: "place-label", x: 6, y: 16 }, group);
+      text.textContent = label;
+    }
+    const pieces = el("g", { class: "pieces" }, group);
+    const place = { label, kind, x, y, w, h, led: state.board.leds[label], group, surface, pieces };
+    state.places.set(label, place);
+    return place;
+  }
+
+  function screenColour(hex) {
+    // What an LED looks like to the eye, for a screen: its colour with a gamma lift.
+    const value = parseInt(hex, 16);
+    const lift = (c) => Math.round(255 * Math.pow(c / 255, GAMMA));
+    const r = lift((value >> 16) & 255);
+    const g = lift((value >> 8) & 255);
+    const b = lift(value & 255);
+    return `rgb(${r}, ${g}, ${b})`;
+  }
+
+  function ledAt(index) {
+    if (index === undefined || index === null) return "000000";
+    const hex = state.pixels.substr(index * 6, 6);
+    return hex.length === 6 ? hex : "000000";
+  }
+
+  function drawLeds() {
+    for (const place of state.places.values()) {
+      const hex = ledAt(place.led);
+      place.group.dataset.led = hex;
+      const dark = place.kind === "cell" ? CELL_OFF : SLOT_OFF;
+      place.surface.setAttribute("fill", hex === "000000" ? dark : screenColour(hex));
+    }
+    for (const status of state.status) {
+      const hex = ledAt(status.led);
+      status.group.dataset.led = hex;
+      status.circle.setAttribute("fill", hex === "000000" ? "#23262b" : screenColour(hex));
+    }
+  }
+
+  // ---- pieces --------------------------------------------------------------------------------
+
+  const radius = (size, unit) => unit * (0.22 + 0.07 * Math.min(3, Math.max(1, size)));
+
+  function inkOn(colour) {
+    const value = parseInt(colour.slice(1), 16);
+    const luma = 0.299 * ((value >> 16) & 255) + 0.587 * ((value >> 8) & 255) + 0.114 * (value & 255);
+    return luma > 150 ? "#111" : "#fff";
+  }
+
+  function darker(colour) {
+    const value = parseInt(colour.slice(1), 16);
+    const d = (c) => Math.round(c * 0.55);
+    return `rgb(${d((value >> 16) & 255)}, ${d((value >> 8) & 255)}, ${d(value & 255)})`;
+  }
+
+  function drawStack(parent, stack, w, h) {
+    // The top piece drawn whole; what it covers as rings around it, so a stack shows what is in
+    // it; and a count when there is more than one.
+    parent.replaceChildren();
+    if (!stack.length) return;
+    const unit = Math.min(w, h);
+    const cx = w / 2;
+    const cy = h / 2;
+    const topPiece = stack[stack.length - 1];
+    const r = radius(topPiece.size, unit);
+    const group = el("g", {
+      class: "stack",
+      "data-count": stack.length,
+      "data-top": topPiece.kind,
+      "data-ids": stack.map((p) => p.id).join(" "),
+    }, parent);
+    for (let depth = 1; depth < stack.length; depth++) {
+      const piece = stack[stack.length - 1 - depth];
+      el("circle", {
+        class: "piece-ring",
+        cx,
+        cy,
+        r: Math.max(r, radius(piece.size, unit)) + unit * 0.035 * depth,
+        stroke: piece.colour,
+        "stroke-width": unit * 0.03,
+      }, group);
+    }
+    drawPiece(group, topPiece, cx, cy, r, unit);
+    if (stack.length > 1) {
+      const bx = cx + r * 0.85;
+      const by = cy - r * 0.85;
+      el("circle", { class: "piece-badge", cx: bx, cy: by, r: unit * 0.12 }, group);
+      const count = el("text", { class: "piece-count", x: bx, y: by, "font-size": unit * 0.15 }, group);
+      count.textContent = String(stack.length);
+    }
+  }
+
+  function drawPiece(parent, piece, cx, cy, r, unit) {
+    el("circle", {
+      class: "piece-body",
+      cx,
+      cy,
+      r,
+      fill: piece.colour,
+      stroke: darker(piece.colour),
+      "data-piece": piece.id,
+    }, parent);
+    if (piece.label) {
+      const text = el("text", {
+        class: "piece-label",
+        x: cx,
+        y: cy,
+        fill: inkOn(piece.colour),
+        "font-size": Math.max(10, unit * (0.16 + 0.05 * piece.size)),
+      }, parent);
+      text.textContent = piece.label;
+    }
+  }
+
+  function stackAt(label) {
+    return state.pieces.places[label] || [];
+  }
+
+  function drawPieces() {
+    for (const place of state.places.values()) {
+      drawStack(place.pieces, stackAt(place.label), place.w, place.h);
+    }
+    drawHand();
+  }
+
+  function drawHand() {
+    const hand = state.pieces.hand || [];
+    const box = $("hand-pieces");
+    box.replaceChildren();
+    svg.classList.toggle("holding", hand.length > 0);
+    if (!hand.length) {
+      box.textContent = "nothing";
+      return;
+    }
+    hand.forEach((piece, i) => {
+      const small = document.createElementNS(SVG, "svg");
+      small.setAttribute("viewBox", "0 0 40 40");
+      small.dataset.piece = piece.id;
+      if (i === hand.length - 1) {
+        small.classList.add("next");
+        small.setAttribute("aria-label", `${piece.kind}: put down next`);
+      }
+      drawPiece(small, piece, 20, 20, radius(piece.size, 40), 40);
+      box.appendChild(small);
+    });
+  }
+
+  // ---- hands ---------------------------------------------------------------------------------
+
+  function toBoard(event) {
+    const point = svg.createSVGPoint();
+    point.x = event.clientX;
+    point.y = event.clientY;
+    const matrix = svg.getScreenCTM();
+    return matrix ? point.matrixTransform(matrix.inverse()) : point;
+  }
+
+  function placeAt(point) {
+    for (const place of state.places.values()) {
+      if (point.x >= place.x && point.x <= place.x + place.w && point.y >= place.y && point.y <= place.y + place.h) {
+        return place;
+      }
+    }
+    return null;
+  }
+
+  function dragMode() {
+    const checked = document.querySelector('input[name="drag-mode"]:checked');
+    return checked ? checked.value : "move";
+  }
+
+  function setHover(place) {
+    for (const p of state.places.values()) p.group.classList.toggle("hover", p === place);
+  }
+
+  function markPath(labels) {
+    const on = new Set(labels);
+    for (const p of state.places.values()) p.group.classList.toggle("path", on.has(p.label));
+  }
+
+  function showGhost(piece, point) {
+    const ghost = $("ghost");
+    if (!ghost) return;
+    ghost.replaceChildren();
+    if (!piece) return;
+    drawPiece(ghost, piece, 0, 0, radius(piece.size, CELL), CELL);
+    moveGhost(point);
+  }
+
+  function moveGhost(point) {
+    const ghost = $("ghost");
+    if (ghost) ghost.setAttribute("transform", `translate(${point.x} ${point.y})`);
+  }
+
+  function hideGhost() {
+    const ghost = $("ghost");
+    if (ghost) ghost.replaceChildren();
+  }
+
+  function extendPath(drag, target) {
+    // A slide goes cell to neighbouring cell: fill in the cells a fast pointer skipped.
+    let last = state.places.get(drag.path[drag.path.length - 1]);
+    while (last && last !== target) {
+      const next = state.cells.get(`${last.col + Math.sign(target.col - last.col)},${last.row + Math.sign(target.row - last.row)}`);
+      if (!next) break; // a hole in the lattice
+      drag.path.push(next.label);
+      last = next;
+    }
+    markPath(drag.path);
+  }
+
+  function click(place) {
+    if ((state.pieces.hand || []).length) send({ do: "put", args: [place.label] });
+    else if (stackAt(place.label).length) send({ do: "lift", args: [place.label] });
+  }
+
+  svg.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0 || state.drag) return;
+    const place = placeAt(toBoard(event));
+    if (!place) return;
+    event.preventDefault();
+    svg.setPointerCapture(event.pointerId);
+    state.drag = {
+      id: event.pointerId,
+      start: place,
+      x: event.clientX,
+      y: event.clientY,
+      active: false,
+      mode: null,
+      path: [place.label],
+      shift: event.shiftKey,
+    };
+  });
+
+  svg.addEventListener("pointermove", (event) => {
+    const drag = state.drag;
+    const point = toBoard(event);
+    if (!drag || event.pointerId !== drag.id) {
+      setHover(placeAt(point));
+      return;
+    }
+    if (!drag.active) {
+      if (Math.hypot(event.clientX - drag.x, event.clientY - drag.y) < DRAG_START) return;
+      const stack = stackAt(drag.start.label);
+      if (!stack.length) return; // nothing there to drag: it stays a click
+      drag.active = true;
+      const slide = (dragMode() === "slide") !== drag.shift;
+      drag.mode = slide && drag.start.kind === "cell" ? "slide" : "lift";
+      svg.classList.add("dragging");
+      if (drag.mode === "lift") send({ do: "lift", args: [drag.start.label] });
+      showGhost(stack[stack.length - 1], point);
+    }
+    moveGhost(point);
+    const over = placeAt(point);
+    setHover(over);
+    if (drag.mode === "slide" && over && over.kind === "cell") extendPath(drag, over);
+  });
+
+  function endDrag(event, cancelled) {
+    const drag = state.drag;
+    if (!drag || event.pointerId !== drag.id) return;
+    state.drag = null;
+    svg.classList.remove("dragging");
+    hideGhost();
+    markPath([]);
+    if (!drag.active) {
+      if (!cancelled) click(drag.start);
+      return;
+    }
+    const over = cancelled ? null : placeAt(toBoard(event));
+    if (drag.mode === "lift") {
+      send({ do: "put", args: [(over || drag.start).label] });
+    } else if (drag.path.length > 1 && !cancelled) {
+      send({ do: "slide", args: drag.path });
+    }
+  }
+
+  svg.addEventListener("pointerup", (event) => endDrag(event, false));
+  svg.addEventListener("pointercancel", (event) => endDrag(event, true));
+  svg.addEventListener("pointerleave", () => setHover(null));
+
+  // ---- panels --------------------------------------------------------------------------------
+
+  function buildPanel() {
+    const b = state.board;
+    const select = $("game-select");
+    select.replaceChildren();
+    for (const game of b.games) {
+      const option = document.createElement("option");
+      option.value = game.name;
+      option.textContent = game.title || game.name;
+      option.selected = game.name === b.game;
+      select.appendChild(option);
+    }
+    buildOptions();
+
+    const buttons = $("buttons");
+    buttons.replaceChildren();
+    for (const button of b.buttons) {
+      const node = document.createElement("button");
+      node.type = "button";
+      node.className = "board-button";
+      node.dataset.button = button.name;
+      node.title = button.label;
+      node.textContent = button.label || button.name;
+      const name = document.createElement("span");
+      name.className = "button-name";
+      name.textContent = button.name;
+      node.appendChild(name);
+      node.addEventListener("click", () => send({ do: "press", args: [button.name] }));
+      buttons.appendChild(node);
+    }
+
+    const expander = $("expander");
+    expander.replaceChildren();
+    for (const name of b.expanders) {
+      const option = document.createElement("option");
+      option.value = option.textContent = name;
+      expander.appendChild(option);
+    }
+  }
+
+  function buildOptions() {
+    const b = state.board;
+    const game = b.games.find((g) => g.name === $("game-select").value);
+    const box = $("options");
+    box.replaceChildren();
+    if (!game) return;
+    for (const option of game.options) {
+      const current = game.name === b.game && option.name in b.options ? b.options[option.name] : option.default;
+      const label = document.createElement("label");
+      label.className = "field";
+      label.title = option.help;
+      label.append(option.name.replace(/_/g, " "));
+      let input;
+      if (option.choices.length) {
+        input = document.createElement("select");
+        for (const choice of option.choices) {
+          const item = document.createElement("option");
+          item.value = String(choice);
+          item.textContent = String(choice);
+          item.selected = choice === current;
+          input.appendChild(item);
+        }
+      } else if (typeof option.default === "boolean") {
+        input = document.createElement("input");
+        input.type = "checkbox";
+        input.checked = Boolean(current);
+      } else if (typeof option.default === "number") {
+        input = document.createElement("input");
+        input.type = "number";
+        input.step = "1";
+        if (option.minimum !== null) input.min = option.minimum;
+        if (option.maximum !== null) input.max = option.maximum;
+        input.value = current;
+      } else {
+        input = document.createElement("input");
+        input.type = "text";
+        input.value = current;
+      }
+      input.dataset.option = option.name;
+      input.dataset.kind = typeof option.default;
+      label.appendChild(input);
+      box.appendChild(label);
+    }
+  }
+
+  function chosenOptions() {
+    const options = {};
+    for (const input of $("options").querySelectorAll("[data-option]")) {
+      const kind = input.dataset.kind;
+      if (kind === "boolean") options[input.dataset.option] = input.checked;
+      else if (kind === "number") options[input.dataset.option] = Number.parseInt(input.value, 10);
+      else options[input.dataset.option] = input.value;
+    }
+    return options;
+  }
+
+  $("game-select").addEventListener("change", buildOptions);
+  $("game-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    send({ do: "new-game", game: $("game-select").value, options: chosenOptions() });
+  });
+
+  for (const button of document.querySelectorAll("[data-fault]")) {
+    button.addEventListener("click", () => {
+      const args = button.dataset.fault.split(" ");
+      if (args[0] === "i2c-burst" || args[0] === "expander-reset") args.push($("expander").value);
+      send({ do: "fault", args });
+    });
+  }
+
+  // ---- the event log -------------------------------------------------------------------------
+
+  const nameOf = (seat) => state.players[seat] ?? `player ${seat + 1}`;
+  const list = (places) => places.join(", ");
+  const lifted = (places) => list(places.map((p) =>
+    p.startsWith("supply:") ? `a piece of supply ${p.slice(7)}` : `the piece on ${p}`));
+
+  function describe(e) {
+    switch (e.type) {
+      case "game-started": {
+        const options = Object.entries(e.options).map(([k, v]) => `${k}=${v}`).join(", ");
+        const resumed = e.actions.length ? `, resumed after ${e.actions.join(" ")}` : "";
+        return `New game of ${e.game}${options ? ` (${options})` : ""} on ${e.board}: ${e.players.join(" vs ")}${resumed}`;
+      }
+      case "move":
+        return `${nameOf(e.player)} played ${e.actions.join(" ")} (turn ${e.turn})`;
+      case "partial":
+        return `${nameOf(e.player)} so far: ${e.actions.join(" ")}; go on, or press the seat button to end the turn`;
+      case "in-hand":
+        return e.targets.length
+          ? `${nameOf(e.player)} lifted ${lifted(e.lifted)}; it may go to ${list(e.targets)}`
+          : `${nameOf(e.player)} lifted ${lifted(e.lifted)}; it has nowhere legal to go`;
+      case "obligation":
+        return `${nameOf(e.player)} must: ${e.detail} (${list(e.places)})`;
+      case "illegal": {
+        const fix = [];
+        if (e.remove.length) fix.push(`take off ${list(e.remove)}`);
+        if (e.put_back.length) fix.push(`put back on ${list(e.put_back)}`);
+        return `Not legal (${nameOf(e.player)} to play): ${e.detail}. To fix: ${fix.join("; ") || "nothing"}`;
+      }
+      case "restored":
+        return "The board matches the game again";
+      case "takeback":
+        return `${nameOf(e.player)}'s ${e.actions.join(" ")} taken back`;
+      case "game-over": {
+        const line = e.line.length ? ` (${list(e.line)})` : "";
+        if (!e.winners.length) return `Game over: a draw, ${e.reason}`;
+        return `Game over: ${e.names.join(" and ")} ${e.names.length > 1 ? "win" : "wins"}, ${e.reason}${line}`;
+      }
+      case "mismatch":
+        return `The pieces differ from the saved game: take off ${list(e.remove) || "nothing"}; put back on ${list(e.put_back) || "nothing"}`;
+      case "fault":
+        return `Fault survived: ${e.kind} at ${e.where}: ${e.detail}`;
+      case "button":
+        return e.pressed ? `Button ${e.button} pressed` : null;
+      case "note":
+        return e.text;
+      default:
+        return JSON.stringify(e);
+    }
+  }
+
+  function addLog(event) {
+    const text = describe(event);
+    if (text === null) return;
+    const item = document.createElement("li");
+    item.className = `ev ev-${event.type}`;
+    item.dataset.type = event.type;
+    const time = document.createElement("span");
+    time.className = "t";
+    time.textContent = typeof event.t === "number" ? event.t.toFixed(2) : "";
+    item.append(time, text);
+    const log = $("log");
+    log.prepend(item);
+    while (log.children.length > LOG_LIMIT) log.lastChild.remove();
+  }
+
+  $("clear-log").addEventListener("click", () => $("log").replaceChildren());
+
+  connect();
+})();

@@ -1,0 +1,513 @@
+"""`magboard sim`: one simulated board (the whole real stack, in a `SimSession`) and a local web
+server with one page that draws it and lets a person play on it with the mouse.
+
+One asyncio event loop owns the board: a task advances the session's virtual clock in step with
+the wall clock (times `--speed`), and the same loop carries out what pages send, so nothing else
+ever touches it. Pages and server speak the event schema of docs/protocol.md over `/ws`:
+
+- server -> page: every event the board emits (`leds` frames coalesced to the last of each
+  tick), plus `sim-board` (layout, games and options), `sim-pieces` (where every piece is) and
+  `sim-leds` (what the LED chain shows), each sent when a page connects and then whenever it
+  changes;
+- page -> server: the hand commands of sim/commands.py as JSON objects, and
+  `{"do": "new-game", "game": NAME, "options": {...}}`. Anything malformed is answered with a
+  `note` saying why, and changes nothing.
+
+Who may connect: see guard.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import socket
+import threading
+import time
+import traceback
+import webbrowser
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from magboard.firmware.app.errors import CommandError
+from magboard.firmware.events import Event, LedFrame, Note
+from magboard.firmware.games import Game, GameError, get_game
+from magboard.hardware.spec import BoardSpec, load_board
+
+from ..commands import CommandRefused, Hands
+from ..session import SimSession
+from .guard import Guard, is_loopback
+from .snapshot import PieceDrawing, board_info, hosted_games, leds, pieces
+
+log = logging.getLogger("magboard.sim.web")
+
+HERE = Path(__file__).resolve().parent
+MEDIA_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+}
+SECURITY_HEADERS = {
+    "content-security-policy": (
+        "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; "
+        "script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "cache-control": "no-store",
+}
+TICK = 0.015
+"""Wall seconds between steps of the board."""
+MAX_STEP = 1.0
+"""Most virtual seconds one tick may advance; a host too slow to keep up lets time slip."""
+MAX_MESSAGE = 4096
+"""Longest command a page may send, in bytes."""
+WS_MAX_SIZE = 65536
+"""Longest WebSocket message the server reads at all (longer ones close that connection)."""
+QUEUE = 2000
+"""Messages waiting for one page; a page that falls this far behind is disconnected."""
+HISTORY = 100
+"""Past events (not LED frames) a page is sent when it connects, for its log."""
+KEEP_EVENTS = 2000
+"""Events (and LED frames on the wire) the session keeps in memory."""
+
+
+class Client:
+    """One connected page: a queue of outgoing messages and the task that sends them."""
+
+    def __init__(self, websocket: WebSocket) -> None:
+        self.websocket = websocket
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue(QUEUE)
+        self.overflowed = False
+
+    def send(self, text: str) -> None:
+        if self.overflowed:
+            return
+        try:
+            self.queue.put_nowait(text)
+        except asyncio.QueueFull:
+            self.overflowed = True
+            log.warning("a page fell %d messages behind: disconnecting it", QUEUE)
+
+    async def pump(self) -> None:
+        while True:
+            if self.overflowed:
+                await self.websocket.close(code=1013)  # try again later
+                return
+            text = await self.queue.get()
+            if text is None:
+                return
+            await self.websocket.send_text(text)
+
+
+class BoardHost:
+    """The simulated board and the pages watching it. Every method runs on the event loop's
+    thread; `advance` is called every tick."""
+
+    def __init__(
+        self,
+        board: str | BoardSpec,
+        game: str = "tic-tac-toe",
+        options: Mapping[str, Any] | None = None,
+        *,
+        speed: float = 1.0,
+        seed: int = 0,
+    ) -> None:
+        if speed <= 0:
+            raise CommandError(f"--speed is above 0, not {speed}")
+        self.spec = board if isinstance(board, BoardSpec) else load_board(board)
+        self.games = hosted_games(self.spec)
+        self.speed = speed
+        self.seed = seed
+        self.clients: set[Client] = set()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        """The event loop running the board, once the server has started."""
+        self._pending: list[Event] = []
+        self._build(game, options or {})
+
+    # The board.
+
+    def _build(self, game: str, options: Mapping[str, Any]) -> None:
+        session = SimSession(self.spec, game, options, seed=self.seed, sinks=[self._pending.append])
+        session.lay_out()
+        session.start()
+        self.session = session
+        self.hands = Hands(session)
+        self.drawing = PieceDrawing(session)
+        self._origin = time.monotonic()
+        self._base = session.clock.now()
+        self._shown_pieces: Any = None
+        self._shown_leds: str | None = None
+
+    def virtual_now(self) -> float:
+        """Where the board's clock should be: wall time since the start, times the speed."""
+        return self._base + (time.monotonic() - self._origin) * self.speed
+
+    def _keep_pace(self) -> None:
+        """After a command that ran the board ahead (`play` takes a hand's time), let wall time
+        catch up rather than jump."""
+        ahead = self.session.clock.now() - self.virtual_now()
+        if ahead > 0:
+            self._base += ahead
+
+    def advance(self) -> None:
+        """Runs the board up to now and tells the pages what changed."""
+        clock = self.session.clock
+        target = self.virtual_now()
+        if target - clock.now() > MAX_STEP:
+            self._base -= target - clock.now() - MAX_STEP
+            target = clock.now() + MAX_STEP
+        self.session.run_until(target)
+        self._keep_pace()
+        # It runs for days: keep what the session and the captured wire remember bounded (in
+        # place, as the session's sinks and the wire hold these very lists).
+        for kept in (self.session.events, self.session.board.led_pin.frames):
+            if len(kept) > 2 * KEEP_EVENTS:
+                del kept[:-KEEP_EVENTS]
+        self.flush()
+
+    # Telling the pages.
+
+    def broadcast(self, events: Iterable[Event]) -> None:
+        lines = [event.to_json() for event in events]
+        for client in list(self.clients):
+            for line in lines:
+                client.send(line)
+
+    def flush(self) -> None:
+        """Sends the events emitted since the last flush, then the pieces and LEDs if they
+        changed. LED frames sent in one tick are coalesced to the last."""
+        pending, self._pending[:] = list(self._pending), []
+        last_frame = max((i for i, e in enumerate(pending) if isinstance(e, LedFrame)), default=-1)
+        out = [e for i, e in enumerate(pending) if not isinstance(e, LedFrame) or i == last_frame]
+        shown = pieces(self.session, self.drawing)
+        if (shown.places, shown.hand) != self._shown_pieces:
+            self._shown_pieces = (shown.places, shown.hand)
+            out.append(shown)
+        lit = leds(self.session)
+        if lit.pixels != self._shown_leds:
+            self._shown_leds = lit.pixels
+            out.append(lit)
+        if out:
+            self.broadcast(out)
+
+    def greeting(self) -> list[Event]:
+        """What a page is sent when it connects: the board, the recent events, the pieces and
+        the LEDs."""
+        history = [e for e in self.session.events if not isinstance(e, LedFrame)][-HISTORY:]
+        return [
+            board_info(self.session, self.games),
+            *history,
+            pieces(self.session, self.drawing),
+            leds(self.session),
+        ]
+
+    def connect(self, client: Client) -> None:
+        self.flush()  # so that the greeting and the next flush neither repeat nor miss
+        for event in self.greeting():
+            client.send(event.to_json())
+        self.clients.add(client)
+
+    def disconnect(self, client: Client) -> None:
+        self.clients.discard(client)
+        with contextlib.suppress(asyncio.QueueFull):
+            client.queue.put_nowait(None)
+
+    # What pages ask.
+
+    def note(self, client: Client | None, text: str) -> None:
+        event = Note(self.session.clock.now(), text)
+        if client is None:
+            self.broadcast([event])
+        else:
+            client.send(event.to_json())
+
+    def handle(self, text: str | bytes | None, client: Client | None = None) -> None:
+        """Carries out one message from a page; a refusal goes back to that page as a note."""
+        try:
+            self._handle(text)
+        except CommandRefused as error:
+            self.note(client, f"refused: {error}")
+        except Exception as error:  # a bug must not take the board down for everyone
+            log.error("command failed: %s", "".join(traceback.format_exception(error)))
+            self.note(client, f"refused: the board could not do that ({type(error).__name__})")
+        self._keep_pace()
+        self.flush()
+
+    def _handle(self, text: str | bytes | None) -> None:
+        if not isinstance(text, str):
+            raise CommandRefused("commands are JSON text, not binary")
+        if len(text.encode()) > MAX_MESSAGE:
+            raise CommandRefused(f"a command is at most {MAX_MESSAGE} bytes")
+        try:
+            command = json.loads(text)
+        except ValueError as error:
+            raise CommandRefused(f"not JSON ({error})") from None
+        if not isinstance(command, dict):
+            raise CommandRefused(
+                f"a command is a JSON object with 'do' and 'args', not {type(command).__name__}"
+            )
+        if command.get("do") == "new-game":
+            self._new_game(command)
+            return
+        unknown = set(command) - {"do", "args"}
+        if unknown:
+            raise CommandRefused(f"unknown field {sorted(unknown)[0]!r} (a command has do, args)")
+        self.hands.run(command)
+
+    def _new_game(self, command: Mapping[str, Any]) -> None:
+        unknown = set(command) - {"do", "game", "options"}
+        if unknown:
+            raise CommandRefused(f"new-game: unknown field {sorted(unknown)[0]!r}")
+        name = command.get("game", self.session.game.name)
+        given = command.get("options", {})
+        if not isinstance(name, str):
+            raise CommandRefused("new-game: game is a name")
+        if not isinstance(given, dict):
+            raise CommandRefused("new-game: options is an object of NAME: VALUE")
+        try:
+            game = get_game(name)
+            if game.name not in {g.name for g in self.games}:
+                hosted = ", ".join(g.name for g in self.games)
+                raise CommandRefused(
+                    f"new-game: {game.name} cannot be played on board {self.spec.name} "
+                    f"(it hosts {hosted})"
+                )
+            options = _options(game, given)
+        except GameError as error:
+            raise CommandRefused(f"new-game: {error}") from None
+        self.flush()
+        self._build(game.name, options)
+        self.broadcast([board_info(self.session, self.games)])
+
+    # Running.
+
+    async def run(self, tick: float = TICK) -> None:
+        """Advances the board every `tick` wall seconds until cancelled."""
+        failed = None
+        while True:
+            try:
+                self.advance()
+                failed = None
+            except Exception as error:  # said once, not every tick, and the board goes on
+                text = f"{type(error).__name__}: {error}"
+                if text != failed:
+                    log.error("the board stumbled: %s", "".join(traceback.format_exception(error)))
+                    self.note(None, f"the simulated board stumbled and carried on: {text}")
+                    with contextlib.suppress(Exception):
+                        self.flush()
+                failed = text
+            await asyncio.sleep(tick)
+
+
+def _options(game: Game, given: Mapping[str, Any]) -> dict[str, Any]:
+    """Option values from a page: JSON values of the option's type, or text to parse."""
+    values = {}
+    for name, value in given.items():
+        option = game.option(name)
+        if isinstance(value, str) and not isinstance(option.default, str):
+            value = option.parse(value)
+        values[name] = value
+    game.resolve_options(values)  # checks types, choices and bounds
+    return values
+
+
+# The web application.
+
+
+def _page_files() -> dict[str, Path]:
+    return {p.name: p for p in HERE.iterdir() if p.suffix in MEDIA_TYPES and p.is_file()}
+
+
+def create_app(host: BoardHost, *, allow_remote: bool = False, tick: float = TICK) -> Starlette:
+    """The web application around a board. Its lifespan runs the board."""
+    files = _page_files()
+
+    def page_file(name: str) -> Response:
+        path = files.get(name)
+        if path is None:
+            return PlainTextResponse("404 Not Found\n", status_code=404)
+        return Response(
+            path.read_bytes(), media_type=MEDIA_TYPES[path.suffix], headers=SECURITY_HEADERS
+        )
+
+    async def index(request: Request) -> Response:
+        return page_file("index.html")
+
+    async def static(request: Request) -> Response:
+        return page_file(request.path_params["name"])
+
+    async def board_socket(websocket: WebSocket) -> None:
+        await websocket.accept()
+        client = Client(websocket)
+        host.connect(client)
+        sender = asyncio.create_task(client.pump())
+        try:
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                text = message.get("text")
+                host.handle(text if text is not None else message.get("bytes"), client)
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            host.disconnect(client)
+            sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await sender
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        host.loop = asyncio.get_running_loop()
+        runner = asyncio.create_task(host.run(tick))
+        try:
+            yield
+        finally:
+            runner.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await runner
+
+    app = Starlette(
+        routes=[
+            Route("/", index),
+            WebSocketRoute("/ws", board_socket),
+            Route("/{name}", static),
+        ],
+        middleware=[Middleware(Guard, allow_remote=allow_remote)],
+        lifespan=lifespan,
+    )
+    app.state.host = host
+    return app
+
+
+# The command.
+
+
+def listen(address: str, port: int) -> socket.socket:
+    """A listening socket, or a CommandError a person can act on."""
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    try:
+        return socket.create_server((address, port), family=family)
+    except OSError as error:
+        raise CommandError(
+            f"cannot listen on {address} port {port}: {error.strerror or error}"
+        ) from None
+
+
+def page_url(address: str, port: int) -> str:
+    if address in ("0.0.0.0", "::", ""):
+        address = "127.0.0.1"
+    if ":" in address:
+        address = f"[{address}]"
+    return f"http://{address}:{port}/"
+
+
+def make_server(app: Starlette) -> Any:
+    """A uvicorn server for the application (imported here: only `magboard sim` needs it)."""
+    import uvicorn
+
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        ws_max_size=WS_MAX_SIZE,
+        lifespan="on",
+        timeout_graceful_shutdown=2,
+    )
+    return uvicorn.Server(config)
+
+
+class ServerThread:
+    """The web server in a background thread, on its own event loop: for tests, and for
+    programs that want a simulated board to watch while they do something else.
+
+        with ServerThread(BoardHost("mini")) as server:
+            ... server.url ... server.call(lambda: server.host.session.state) ...
+    """
+
+    def __init__(
+        self,
+        host: BoardHost,
+        *,
+        address: str = "127.0.0.1",
+        port: int = 0,
+        allow_remote: bool = False,
+        start_timeout: float = 10.0,
+    ) -> None:
+        self.host = host
+        self.address = address
+        self.port = port
+        self.allow_remote = allow_remote
+        self.start_timeout = start_timeout
+        self.url = ""
+
+    def __enter__(self) -> ServerThread:
+        sock = listen(self.address, self.port)
+        self.port = sock.getsockname()[1]
+        self.url = page_url(self.address, self.port)
+        self.server = make_server(create_app(self.host, allow_remote=self.allow_remote))
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [sock]}, name="magboard-sim-web", daemon=True
+        )
+        self.thread.start()
+        deadline = time.monotonic() + self.start_timeout
+        while not (self.server.started and self.host.loop):
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise CommandError(f"the web server did not start on {self.url}")
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+    def call(self, function: Callable[[], Any], timeout: float = 10.0) -> Any:
+        """Runs `function` on the thread that owns the board, between two of its steps."""
+        assert self.host.loop is not None
+
+        async def run() -> Any:
+            return function()
+
+        return asyncio.run_coroutine_threadsafe(run(), self.host.loop).result(timeout)
+
+
+def main(args: argparse.Namespace) -> int:
+    if not 0 <= args.port <= 65535:
+        raise CommandError(f"--port is 0 to 65535, not {args.port}")
+    spec = load_board(args.board)
+    game = get_game(args.game)
+    options = game.parse_options(args.option)
+    host = BoardHost(spec, game.name, options, speed=args.speed)
+    sock = listen(args.host, args.port)
+    url = page_url(args.host, sock.getsockname()[1])
+    if not args.allow_remote and not is_loopback(args.host):
+        print(
+            f"magboard sim: listening on {args.host}, but only this machine may connect "
+            "(--allow-remote lets others)",
+            flush=True,
+        )
+    if args.allow_remote:
+        print("magboard sim: --allow-remote: anyone who can reach this port can play", flush=True)
+    print(f"{game.name} on a simulated {spec.name} board: {url}  (Ctrl-C stops)", flush=True)
+
+    server = make_server(create_app(host, allow_remote=args.allow_remote))
+    if args.open:
+        webbrowser.open(url)  # the socket is listening already: the browser waits for it
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C, after a clean shutdown
+        server.run(sockets=[sock])
+    return 0

@@ -1,0 +1,134 @@
+"""What a page needs to draw a simulated board, as events of the one schema (`sim-board`,
+`sim-pieces`, `sim-leds`), read off a running `SimSession`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from magboard.firmware.events import SimBoardInfo, SimLeds, SimPieces
+from magboard.firmware.games import Game, all_games
+from magboard.firmware.profiles import PieceKind, ProfileError, profile_for
+from magboard.hardware.spec import BoardSpec, Place, Slot, cell_label, place_label
+
+from ..session import SimSession
+from ..world import Piece
+
+
+def hosted_games(spec: BoardSpec) -> list[Game]:
+    """The registered games that have a profile on this board, in registry order."""
+    found = []
+    for game in all_games():
+        try:
+            profile_for(game, spec)
+        except ProfileError:
+            continue
+        found.append(game)
+    return found
+
+
+def _option(option: Any) -> dict[str, Any]:
+    return {
+        "name": option.name,
+        "default": option.default,
+        "choices": list(option.choices),
+        "minimum": option.minimum,
+        "maximum": option.maximum,
+        "help": option.help,
+    }
+
+
+def board_info(session: SimSession, games: list[Game]) -> SimBoardInfo:
+    spec = session.spec
+    width, height = session.profile.game.board
+    x0, y0 = session.profile.origin
+    area = tuple(
+        cell_label((x, y))
+        for y in range(y0, y0 + height)
+        for x in range(x0, x0 + width)
+        if (x, y) not in spec.holes
+    )
+    return SimBoardInfo(
+        t=session.clock.now(),
+        board=spec.name,
+        title=spec.title,
+        columns=spec.columns,
+        rows=spec.rows,
+        holes=tuple(sorted(cell_label(c) for c in spec.holes)),
+        trays=tuple(
+            {
+                "name": tray.name,
+                "side": tray.side,
+                "rows": list(tray.rows),
+                "slots": [str(slot) for slot in tray.slots],
+            }
+            for tray in spec.trays
+        ),
+        buttons=tuple({"name": b.name, "label": b.label} for b in spec.buttons),
+        status=tuple(name for name in spec.led_index if isinstance(name, str)),
+        leds={_label(place): led for place, led in spec.led_index.items()},
+        led_count=spec.leds.count,
+        expanders=tuple(f"U{e.index + 1}" for e in spec.expanders),
+        games=tuple(
+            {
+                "name": game.name,
+                "title": game.title,
+                "seats": list(game.seats),
+                "options": [_option(o) for o in game.options],
+            }
+            for game in games
+        ),
+        game=session.game.name,
+        options=dict(session.options),
+        players=tuple(session.game.seats[: session.initial.players]),
+        area=area,
+    )
+
+
+def _label(place: Any) -> str:
+    return place if isinstance(place, str) else place_label(place)
+
+
+class PieceDrawing:
+    """How each piece of a session is drawn: the profile's label, size and owner for its kind,
+    the world's colour."""
+
+    def __init__(self, session: SimSession) -> None:
+        self.kinds: dict[str, PieceKind] = {kind.name: kind for kind in session.profile.kinds}
+
+    def piece(self, piece: Piece) -> dict[str, Any]:
+        kind = self.kinds.get(piece.kind.name)
+        r, g, b = piece.kind.colour
+        return {
+            "id": piece.id,
+            "kind": piece.kind.name,
+            "label": (kind.label if kind else "") or piece.kind.name[:1],
+            "size": max(1, min(3, kind.size if kind else 1)),
+            "owner": kind.owner if kind else None,
+            "colour": f"#{r:02x}{g:02x}{b:02x}",
+        }
+
+
+def pieces(session: SimSession, drawing: PieceDrawing | None = None) -> SimPieces:
+    drawing = drawing or PieceDrawing(session)
+    world = session.world
+    occupied = world.occupied()
+    places = {
+        place_label(place): [drawing.piece(piece) for piece in occupied[place]]
+        for place in sorted(occupied, key=_order)
+        if occupied[place]
+    }
+    return SimPieces(
+        session.clock.now(), places, tuple(drawing.piece(piece) for piece in world.hand)
+    )
+
+
+def _order(place: Place) -> tuple[int, str, int, int]:
+    """Cells row by row, then tray slots by tray and number."""
+    if isinstance(place, Slot):
+        return (1, place.tray, place.number, 0)
+    return (0, "", place[1], place[0])
+
+
+def leds(session: SimSession) -> SimLeds:
+    pixels = session.board.visible_leds()
+    return SimLeds(session.clock.now(), "".join(f"{r:02x}{g:02x}{b:02x}" for r, g, b in pixels))

@@ -1,0 +1,208 @@
+"""`magboard sim`'s page in a real browser: headless Chromium driven by Playwright plays
+tic-tac-toe with the mouse on a simulated board, makes a mistake and puts it right, and checks
+that every cell shows the colour of the LED beneath it, byte for byte what the chain was sent."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from magboard.firmware.lights.palette import DEFAULT as PALETTE
+from magboard.hardware.spec import place_label
+from magboard.sim.web.server import BoardHost, ServerThread
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+SPEED = 5.0
+"""Virtual seconds per wall second: the referee's settle times pass quickly."""
+TIMEOUT = 10_000
+"""Milliseconds any one condition may take."""
+SEAT_X, SEAT_O = PALETTE.players[0], PALETTE.players[1]
+RED, OFF = PALETTE.error, (0, 0, 0)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip(
+            "Chromium is not installed (make test installs Debian's chromium where it can): "
+            f"no {CHROMIUM} to drive"
+        )
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def server() -> Iterator[ServerThread]:
+    with ServerThread(BoardHost("mini", "tic-tac-toe", speed=SPEED)) as running:
+        yield running
+
+
+@pytest.fixture
+def page(browser, server) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 820})
+    opened = context.new_page()
+    opened.set_default_timeout(TIMEOUT)
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.goto(server.url)
+    opened.wait_for_selector('[data-place="b2"]')
+    opened.wait_for_function("document.getElementById('connection').dataset.state === 'open'")
+    yield opened
+    context.close()
+    assert not errors, f"the page threw: {errors}"
+
+
+# Hands on the mouse.
+
+
+def centre(page, place: str) -> tuple[float, float]:
+    box = page.locator(f'[data-place="{place}"] .surface').bounding_box()
+    assert box, f"{place} is not drawn"
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def drag(page, source: str, target: str) -> None:
+    """Press on a piece, carry it across the board, let go over the target."""
+    page.mouse.move(*centre(page, source))
+    page.mouse.down()
+    x, y = centre(page, target)
+    page.mouse.move(x, y, steps=8)
+    page.mouse.up()
+
+
+def click(page, place: str) -> None:
+    page.mouse.click(*centre(page, place))
+
+
+def wait_for_log(page, kind: str, count: int = 1) -> str:
+    """The newest log entry of `kind`, once there are `count` of them."""
+    page.wait_for_function(
+        "([kind, count]) => document.querySelectorAll(`#log [data-type='${kind}']`).length"
+        " >= count",
+        arg=[kind, count],
+    )
+    return page.locator(f"#log [data-type='{kind}']").first.inner_text()
+
+
+SHOWS = """([places, colour]) => places.every((place) => {
+  // The LED under `place` shows `colour` at some brightness (as sim/scenario.py's shows()).
+  const node = document.querySelector(`[data-place="${place}"]`);
+  if (!node || !/^[0-9a-f]{6}$/.test(node.dataset.led)) return false;
+  const v = parseInt(node.dataset.led, 16);
+  const seen = [(v >> 16) & 255, (v >> 8) & 255, v & 255];
+  const top = Math.max(...colour), most = Math.max(...seen);
+  if (top === 0) return most === 0;
+  if (most === 0) return false;
+  const scale = most / top, tolerance = Math.max(2, 0.06 * most);
+  return seen.every((s, i) => Math.abs(s - colour[i] * scale) <= tolerance);
+})"""
+
+
+def wait_for_lights(page, places: list[str], colour: tuple[int, int, int]) -> None:
+    page.wait_for_function(SHOWS, arg=[places, list(colour)])
+
+
+def wire_colours(server: ServerThread) -> dict[str, str]:
+    """Every place's LED as decoded from the last bytes sent down the chain's data line."""
+
+    def read() -> dict[str, str]:
+        board = server.host.session.board
+        wire, order = board.led_pin.last, board.spec.leds.order
+        width = len(order)
+        colours = {}
+        for place, led in board.spec.led_index.items():
+            pixel = wire[led * width : led * width + width]
+            rgb = [pixel[order.index(c)] for c in "RGB"]
+            colours[place if isinstance(place, str) else place_label(place)] = bytes(rgb).hex()
+        return colours
+
+    return server.call(read)
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+
+
+# The tests.
+
+
+def test_a_game_won_by_mouse_lights_the_winning_line(page, server):
+    drag(page, "A1", "b2")  # X: from its tray to the centre, drag and drop
+    assert "X played b2" in wait_for_log(page, "move", 1)
+    # Nothing animates now: every cell, slot and status LED on the page shows exactly the
+    # colour decoded from the bytes last sent down the chain.
+    expected = wire_colours(server)
+    assert expected["b2"] != "000000" and expected["seat-2"] != "000000"
+    page.wait_for_function(
+        """(expected) => Object.entries(expected).every(([place, hex]) =>
+             document.querySelector(`[data-place="${place}"]`).dataset.led === hex)""",
+        arg=expected,
+    )
+    click(page, "B1")  # O: lift by a click...
+    page.wait_for_selector("#hand-pieces svg")
+    click(page, "a2")  # ...and put down by another
+    assert "O played a2" in wait_for_log(page, "move", 2)
+    drag(page, "A2", "a1")
+    wait_for_log(page, "move", 3)
+    drag(page, "B2", "c1")
+    wait_for_log(page, "move", 4)
+    click(page, "A3")
+    click(page, "c3")
+    over = wait_for_log(page, "game-over")
+    assert "X wins" in over and "a1, b2, c3" in over
+    wait_for_lights(page, ["a1", "b2", "c3"], SEAT_X)
+    wait_for_lights(page, ["a2", "c1", "b1", "a3"], OFF)
+    assert page.locator('[data-place="c3"] .stack').get_attribute("data-top") == "X"
+    shot(page, "sim-web-win.png")
+
+
+def test_a_wrong_piece_is_shown_and_put_right(page, server):
+    drag(page, "B1", "b2")  # X takes a piece from O's tray
+    illegal = wait_for_log(page, "illegal")
+    assert "take off b2" in illegal and "put back on B1" in illegal
+    wait_for_lights(page, ["b2"], RED)  # take it off here...
+    wait_for_lights(page, ["B1"], SEAT_O)  # ...and put O's piece back here
+    shot(page, "sim-web-illegal.png")
+    drag(page, "b2", "B1")
+    wait_for_log(page, "restored")
+    wait_for_lights(page, ["b2", "B1"], OFF)
+    drag(page, "A1", "b2")  # now the proper move
+    assert "X played b2" in wait_for_log(page, "move")
+
+
+def test_panel_buttons_and_a_slide(page, server):
+    page.get_by_role("button", name="Player A: done / end turn").click()
+    assert "seat-1" in wait_for_log(page, "button")
+    click(page, "A1")  # lift X's piece and put it on a1 by clicks: X plays a1
+    click(page, "a1")
+    wait_for_log(page, "move", 1)
+    page.keyboard.down("Shift")  # shift-drag slides across the cells it passes
+    drag(page, "a1", "c1")
+    page.keyboard.up("Shift")
+    page.wait_for_selector('[data-place="c1"] .stack')
+    wait_for_log(page, "illegal")  # X's piece moved in O's turn
+    page.select_option("#game-select", "tic-tac-toe")
+    page.click("#new-game")
+    wait_for_log(page, "game-started", 2)
+    page.wait_for_selector('[data-place="A1"] .stack')
+    assert page.locator('[data-place="c1"] .stack').count() == 0
+    assert server.call(lambda: server.host.session.state.turn) == 0

@@ -1,0 +1,472 @@
+"""`magboard sim`'s web server without a browser: the page and its files, the WebSocket's
+events (every one of the schema), commands and what it refuses, and who may connect."""
+
+from __future__ import annotations
+
+import json
+import socket
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.sync.client import ClientConnection, connect
+
+from magboard.firmware import events as ev
+from magboard.firmware.cli import main
+from magboard.firmware.games import all_games
+from magboard.firmware.lights.palette import DEFAULT as PALETTE
+from magboard.sim.scenario import shows
+from magboard.sim.web.guard import host_name, is_loopback, refusal
+from magboard.sim.web.server import MAX_MESSAGE, BoardHost, ServerThread, create_app
+from magboard.sim.web.snapshot import hosted_games
+
+with warnings.catch_warnings():  # its httpx transport is deprecated; it still serves here
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+    from starlette.websockets import WebSocketDisconnect
+
+SEAT_X, SEAT_O = PALETTE.players[0], PALETTE.players[1]
+WAIT = 10.0
+"""Wall seconds any one expected message may take before the test fails."""
+
+
+class Page:
+    """A WebSocket client that reads the board's events, each checked against the schema."""
+
+    def __init__(self, socket: ClientConnection) -> None:
+        self.socket = socket
+        self.seen: list[dict[str, Any]] = []
+
+    def next(self) -> dict[str, Any]:
+        data = json.loads(self.socket.recv(timeout=WAIT))
+        ev.event_from_dict(data)  # every message is an event of the one schema
+        self.seen.append(data)
+        return data
+
+    def until(self, match: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        while True:
+            data = self.next()
+            if match(data):
+                return data
+
+    def until_type(self, kind: str, **fields: Any) -> dict[str, Any]:
+        return self.until(
+            lambda d: d["type"] == kind and all(d.get(k) == v for k, v in fields.items())
+        )
+
+    def send(self, command: Any) -> None:
+        self.socket.send(command if isinstance(command, str | bytes) else json.dumps(command))
+
+    def greeting(self) -> dict[str, dict[str, Any]]:
+        """The messages sent on connecting, up to the LEDs, by type (last of each)."""
+        got: dict[str, dict[str, Any]] = {}
+        while "sim-leds" not in got:
+            data = self.next()
+            got[data["type"]] = data
+        return got
+
+
+@pytest.fixture
+def server() -> Iterator[ServerThread]:
+    with ServerThread(BoardHost("mini", speed=20)) as running:
+        yield running
+
+
+def ws_url(server: ServerThread) -> str:
+    return f"ws://127.0.0.1:{server.port}/ws"
+
+
+@pytest.fixture
+def page(server: ServerThread) -> Iterator[Page]:
+    with connect(ws_url(server), max_size=2**22) as socket:
+        yield Page(socket)
+
+
+def pixel(pixels: str, index: int) -> tuple[int, int, int]:
+    value = int(pixels[index * 6 : index * 6 + 6], 16)
+    return (value >> 16, value >> 8 & 0xFF, value & 0xFF)
+
+
+# The page itself.
+
+
+def local_client(app, **kwargs: Any) -> TestClient:
+    return TestClient(app, base_url="http://127.0.0.1:8800", client=("127.0.0.1", 50000), **kwargs)
+
+
+def test_the_page_and_its_files_are_served():
+    app = create_app(BoardHost("mini"))
+    with local_client(app) as client:
+        page = client.get("/")
+        assert page.status_code == 200
+        assert page.headers["content-type"].startswith("text/html")
+        assert 'src="app.js"' in page.text and 'href="style.css"' in page.text
+        assert "default-src 'self'" in page.headers["content-security-policy"]
+        script = client.get("/app.js")
+        assert script.status_code == 200 and "javascript" in script.headers["content-type"]
+        assert "new WebSocket" in script.text
+        style = client.get("/style.css")
+        assert style.status_code == 200 and style.headers["content-type"].startswith("text/css")
+        for hidden in ("/server.py", "/guard.py", "/__init__.py", "/nothing.js", "/%2e%2e/cli.py"):
+            assert client.get(hidden).status_code == 404, hidden
+
+
+def test_the_page_needs_nothing_from_elsewhere():
+    app = create_app(BoardHost("mini"))
+    with local_client(app) as client:
+        for name in ("/", "/app.js", "/style.css"):
+            text = client.get(name).text
+            assert "http://" not in text.replace("http://www.w3.org/2000/svg", "")
+            assert "https://" not in text and "//cdn" not in text
+
+
+# What a page is told.
+
+
+def test_a_page_is_sent_the_board_the_pieces_and_the_leds(page):
+    first = page.next()
+    assert first["type"] == "sim-board"
+    got = page.greeting()
+    board, pieces, leds = first, got["sim-pieces"], got["sim-leds"]
+    assert (board["board"], board["columns"], board["rows"], board["holes"]) == ("mini", 3, 3, [])
+    assert [t["name"] for t in board["trays"]] == ["A", "B"]
+    assert board["trays"][0]["rows"] == [5, 4, 4]
+    assert board["trays"][0]["slots"][:2] == ["A1", "A2"] and len(board["trays"][0]["slots"]) == 13
+    assert [b["name"] for b in board["buttons"]] == ["seat-1", "seat-2", "new"]
+    assert board["status"] == ["seat-1", "seat-2"]
+    assert board["leds"]["a1"] == 0 and board["leds"]["a2"] == 5  # serpentine
+    assert board["leds"]["B13"] == 34 and board["leds"]["seat-2"] == 36
+    assert board["led_count"] == 37
+    assert board["expanders"] == ["U1", "U2", "U3", "U4"]
+    assert (board["game"], board["players"]) == ("tic-tac-toe", ["X", "O"])
+    assert len(board["area"]) == 9
+    games = {g["name"]: g for g in board["games"]}
+    assert "tic-tac-toe" in games and games["tic-tac-toe"]["seats"] == ["X", "O"]
+    assert "game-started" in got
+    trays = [f"{tray}{n}" for tray in "AB" for n in range(1, 6)]
+    assert sorted(pieces["places"]) == sorted(trays)
+    assert pieces["places"]["A1"] == [
+        {"id": 1, "kind": "X", "label": "X", "size": 1, "owner": 0, "colour": "#285aff"}
+    ]
+    assert pieces["hand"] == []
+    assert len(leds["pixels"]) == 37 * 6
+    assert shows(pixel(leds["pixels"], 35), SEAT_X)  # X's turn: seat-1's LED in X's colour
+
+
+def test_games_offered_are_those_with_a_profile_on_the_board(page):
+    board = page.next()
+    spec = BoardHost("mini").spec
+    assert [g["name"] for g in board["games"]] == [g.name for g in hosted_games(spec)]
+    for game in board["games"]:
+        for option in game["options"]:
+            assert set(option) == {"name", "default", "choices", "minimum", "maximum", "help"}
+
+
+# Commands.
+
+
+def test_moves_by_hand_move_pieces_and_the_referee_answers(page):
+    page.greeting()
+    page.send({"do": "move", "args": ["A1", "b2"]})
+    moved = page.until_type("sim-pieces")
+    assert moved["places"]["b2"][0]["kind"] == "X" and "A1" not in moved["places"]
+    assert page.until_type("move")["actions"] == ["b2"]
+    page.send({"do": "lift", "args": ["B2"]})
+    held = page.until_type("sim-pieces")
+    assert [p["kind"] for p in held["hand"]] == ["O"]
+    assert page.until_type("in-hand", player=1)["lifted"] == ["supply:O"]
+    page.send({"do": "put", "args": ["c3"]})
+    assert page.until_type("move", player=1)["actions"] == ["c3"]
+    page.send({"do": "play", "args": ["a1"]})
+    assert page.until_type("move", player=0)["actions"] == ["a1"]
+    page.send({"do": "press", "args": ["seat-2"]})
+    assert page.until_type("button", button="seat-2", pressed=True)
+
+
+def test_a_game_to_a_win_lights_the_winning_line(server, page):
+    page.greeting()
+    for source, target in (("A1", "b2"), ("B1", "a2"), ("A2", "a1"), ("B2", "c1"), ("A3", "c3")):
+        page.send({"do": "move", "args": [source, target]})
+        page.until_type("move")
+    over = page.until_type("game-over")
+    assert over["winners"] == [0] and over["line"] == ["a1", "b2", "c3"]
+    lit = page.until(
+        lambda d: (
+            d["type"] == "sim-leds"
+            and all(shows(pixel(d["pixels"], led), SEAT_X) for led in (0, 4, 8))
+        )
+    )
+    assert not any(shows(pixel(lit["pixels"], led), SEAT_O) for led in range(9))
+
+
+def test_an_illegal_move_is_shown_and_put_right(page):
+    page.greeting()
+    page.send({"do": "move", "args": ["B1", "b2"]})  # X takes O's piece
+    illegal = page.until_type("illegal")
+    assert (illegal["remove"], illegal["put_back"]) == (["b2"], ["B1"])
+    page.until(
+        lambda d: (
+            d["type"] == "sim-leds"
+            and shows(pixel(d["pixels"], 4), (255, 0, 0))  # b2: red
+            and shows(pixel(d["pixels"], 22), SEAT_O)
+        )  # B1: put back O's piece
+    )
+    page.send({"do": "move", "args": ["b2", "B1"]})
+    page.until_type("restored")
+
+
+def test_a_slide_goes_across_cells(page):
+    page.greeting()
+    page.send({"do": "move", "args": ["A1", "a1"]})
+    page.until_type("move")
+    page.send({"do": "slide", "args": ["a1", "b1", "c1"]})
+    page.until(lambda d: d["type"] == "sim-pieces" and "c1" in d["places"])
+    page.until_type("illegal")  # an X moved in O's turn: the referee says so
+
+
+def test_faults_are_injected_and_survived(page):
+    page.greeting()
+    page.send({"do": "fault", "args": ["expander-reset", "U1"]})
+    page.send({"do": "fault", "args": ["bounce", "on"]})
+    page.send({"do": "move", "args": ["A1", "b2"]})
+    fault = page.until_type("fault")
+    assert fault["kind"] == "expander-reset" and "U1" in fault["where"]
+    page.until_type("move")
+
+
+def test_a_new_game_is_laid_out_and_started(server, page):
+    page.greeting()
+    page.send({"do": "move", "args": ["A1", "b2"]})
+    page.until_type("move")
+    page.send({"do": "new-game", "game": "ttt", "options": {}})
+    board = page.until_type("sim-board")
+    assert board["game"] == "tic-tac-toe"
+    page.until_type("game-started")
+    pieces = page.until_type("sim-pieces")
+    assert "b2" not in pieces["places"] and "A1" in pieces["places"]
+    assert server.call(lambda: server.host.session.state.turn) == 0
+
+
+# What is refused.
+
+MALFORMED = [
+    ("this is not json", "not JSON"),
+    ("[1, 2]", "a JSON object"),
+    ('"move A1 b2"', "a JSON object"),
+    ("null", "a JSON object"),
+    ('{"do": "teleport", "args": []}', "unknown command 'teleport'"),
+    ('{"args": ["A1"]}', "unknown command None"),
+    ('{"do": "move", "args": [1, 2]}', "args are a list of words"),
+    ('{"do": "move", "args": "A1 b2"}', "args are a list of words"),
+    ('{"do": "move", "args": ["A1"]}', "usage: move FROM TO"),
+    ('{"do": "move", "args": ["A1", "z9"]}', "no place 'z9'"),
+    ('{"do": "lift", "args": ["c3"]}', "lift"),
+    ('{"do": "move", "args": ["A1", "b2"], "then": "win"}', "unknown field 'then'"),
+    ('{"do": "fault", "args": ["meteor"]}', "unknown fault 'meteor'"),
+    ('{"do": "new-game", "game": "chess"}', "chess"),
+    ('{"do": "new-game", "game": 7}', "game is a name"),
+    ('{"do": "new-game", "options": ["x"]}', "options is an object"),
+    ('{"do": "new-game", "options": {"colour": "red"}}', "no option 'colour'"),
+    ('{"do": "lift", "args": ["' + "A" * MAX_MESSAGE + '"]}', f"at most {MAX_MESSAGE} bytes"),
+    (b"\x00\x01binary", "not binary"),
+]
+
+
+def test_malformed_messages_get_a_note_and_change_nothing(server, page):
+    page.greeting()
+    before = server.call(lambda: server.host.session.world.expected_frame())
+    for message, reason in MALFORMED:
+        page.send(message)
+        note = page.until_type("note")
+        assert note["text"].startswith("refused: ") and reason in note["text"], message
+    assert server.call(lambda: server.host.session.world.expected_frame()) == before
+    started = [m["type"] for m in page.seen if m["type"] in ("sim-board", "game-started")]
+    assert started == ["sim-board", "game-started"]  # the greeting's, and no new game
+    page.send({"do": "move", "args": ["A1", "b2"]})  # still connected, still playing
+    assert page.until_type("move")["actions"] == ["b2"]
+
+
+def test_games_the_board_cannot_host_are_refused(page):
+    spec = BoardHost("mini").spec
+    hosted = {g.name for g in hosted_games(spec)}
+    others = [g.name for g in all_games() if g.name not in hosted]
+    if not others:
+        pytest.skip("every registered game has a profile on mini")
+    page.greeting()
+    page.send({"do": "new-game", "game": others[0]})
+    assert "cannot be played on board mini" in page.until_type("note")["text"]
+
+
+def test_a_bad_message_troubles_no_other_page(server, page):
+    page.greeting()
+    with connect(ws_url(server)) as socket:
+        other = Page(socket)
+        other.greeting()
+        page.send("{garbage")
+        page.until_type("note")
+        page.send({"do": "move", "args": ["A1", "b2"]})
+        page.until_type("move")
+        other.until_type("move")
+        assert not [m for m in other.seen if m["type"] == "note"]
+
+
+def test_a_huge_message_closes_only_its_own_connection(server, page):
+    page.greeting()
+    with connect(ws_url(server), max_size=None) as socket:
+        socket.send("x" * 200_000)
+        with pytest.raises(ConnectionClosed):
+            while True:
+                socket.recv(timeout=WAIT)
+    page.send({"do": "move", "args": ["A1", "b2"]})
+    page.until_type("move")
+
+
+# The LEDs a page is shown are the bytes on the wire.
+
+
+def decoded(wire: bytes, order: str) -> str:
+    """The chain's bytes as RGB hex per LED, undoing the pixel order."""
+    width = len(order)
+    out = []
+    for i in range(0, len(wire), width):
+        rgb = {c: wire[i + order.index(c)] for c in "RGB"}
+        out.append(f"{rgb['R']:02x}{rgb['G']:02x}{rgb['B']:02x}")
+    return "".join(out)
+
+
+def test_sim_leds_are_the_captured_neopixel_bytes(server, page):
+    host = server.host
+
+    def wire() -> str:
+        board = host.session.board
+        return decoded(board.led_pin.last, board.spec.leds.order)
+
+    before = server.call(wire)
+    leds = page.greeting()["sim-leds"]
+    assert leds["pixels"] == before == server.call(wire)
+    assert any(c != "0" for c in leds["pixels"])  # the turn is shown
+    page.send({"do": "move", "args": ["A1", "b2"]})
+    page.until_type("move")
+    quiet = server.call(lambda: (wire(), host.flush() or host._shown_leds))
+    assert quiet[0] == quiet[1]
+    page.until(lambda d: d["type"] == "sim-leds" and d["pixels"] == quiet[1])
+    # A dead LED shows dark whatever the wire says: the page is told what the board shows.
+    server.call(lambda: host.session.board.kill_led(36))
+    server.call(lambda: host.session.board.kill_led(35))
+    dark = page.until(lambda d: d["type"] == "sim-leds" and d["pixels"][35 * 6 :] == "0" * 12)
+    assert dark["pixels"][: 35 * 6] == server.call(wire)[: 35 * 6]
+
+
+# Who may connect.
+
+
+def refused_code(client: TestClient, url: str, origin: str | None = None) -> int | None:
+    """The close code a WebSocket upgrade is refused with, or None if it is accepted."""
+    headers = {"origin": origin} if origin else {}
+    try:
+        with client.websocket_connect(url, headers=headers) as socket:
+            assert socket.receive_json()["type"] == "sim-board"
+    except WebSocketDisconnect as refused:
+        return refused.code
+    return None
+
+
+def test_other_machines_are_refused():
+    app = create_app(BoardHost("mini"))
+    with TestClient(app, base_url="http://127.0.0.1:8800", client=("192.168.1.20", 5000)) as c:
+        assert c.get("/").status_code == 403
+        assert "--allow-remote" in c.get("/").text
+        assert refused_code(c, "ws://127.0.0.1:8800/ws") == 1008
+
+
+def test_other_machines_may_connect_with_allow_remote():
+    app = create_app(BoardHost("mini"), allow_remote=True)
+    with TestClient(app, base_url="http://192.168.1.2:8800", client=("192.168.1.20", 5000)) as c:
+        assert c.get("/").status_code == 200
+        assert refused_code(c, "ws://192.168.1.2:8800/ws") is None
+
+
+def test_a_foreign_origin_is_refused():
+    app = create_app(BoardHost("mini"))
+    with local_client(app) as client:
+        url = "ws://127.0.0.1:8800/ws"
+        for origin in ("http://evil.example", "null", "http://127.0.0.1:9999"):
+            assert refused_code(client, url, origin) == 1008, origin
+        assert refused_code(client, url, "http://127.0.0.1:8800") is None
+        assert refused_code(client, url) is None  # a local program, not a browser
+
+
+def test_dns_rebinding_is_refused():
+    """Another site's name resolved to 127.0.0.1: its origin and host agree, the host is not
+    loopback."""
+    app = create_app(BoardHost("mini"))
+    with TestClient(app, base_url="http://evil.example:8800", client=("127.0.0.1", 5000)) as c:
+        assert c.get("/").status_code == 403
+        url = "ws://evil.example:8800/ws"
+        assert refused_code(c, url, "http://evil.example:8800") == 1008
+
+
+def test_a_real_server_refuses_a_foreign_origin(server):
+    with pytest.raises(InvalidStatus) as refused, connect(ws_url(server), origin="http://evil.com"):
+        pass
+    assert refused.value.response.status_code == 403
+    with connect(ws_url(server), origin=f"http://127.0.0.1:{server.port}") as socket:
+        assert json.loads(socket.recv(timeout=WAIT))["type"] == "sim-board"
+
+
+@pytest.mark.parametrize(
+    ("address", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.8.9.1", True),
+        ("::1", True),
+        ("::ffff:127.0.0.1", True),
+        ("localhost", True),
+        ("10.0.0.1", False),
+        ("192.168.1.20", False),
+        ("testclient", False),
+        ("", False),
+        (None, False),
+    ],
+)
+def test_loopback_addresses(address, loopback):
+    assert is_loopback(address) is loopback
+
+
+def test_host_names():
+    assert host_name("127.0.0.1:8800") == "127.0.0.1"
+    assert host_name("[::1]:8800") == "::1"
+    assert host_name("localhost") == "localhost"
+
+
+def test_a_connection_without_a_client_address_is_refused():
+    scope = {"type": "websocket", "client": None, "headers": [(b"host", b"127.0.0.1:8800")]}
+    assert "unknown address" in refusal(scope, allow_remote=False)
+    assert refusal(scope, allow_remote=True) is None
+
+
+# The command.
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--port", "70000"], "--port is 0 to 65535"),
+        (["--board", "nowhere"], "no board called 'nowhere'"),
+        (["--game", "chess"], "no game called 'chess'"),
+        (["--option", "colour=red"], "no option 'colour'"),
+        (["--speed", "0"], "--speed is above 0"),
+    ],
+)
+def test_the_command_explains_what_it_cannot_do(argv, message, capsys):
+    assert main(["sim", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_port_in_use_is_explained(capsys):
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        assert main(["sim", "--port", str(port)]) == 2
+    assert f"cannot listen on 127.0.0.1 port {port}" in capsys.readouterr().err
