@@ -206,3 +206,54 @@ def test_panel_buttons_and_a_slide(page, server):
     page.wait_for_selector('[data-place="A1"] .stack')
     assert page.locator('[data-place="c1"] .stack').count() == 0
     assert server.call(lambda: server.host.session.state.turn) == 0
+
+
+@pytest.fixture
+def board_page(browser, request) -> Iterator[tuple[Any, ServerThread]]:
+    """A page on a server for the (board, game) the test asks for with `indirect`."""
+    board, game = request.param
+    with ServerThread(BoardHost(board, game, speed=SPEED)) as running:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        opened = context.new_page()
+        opened.set_default_timeout(TIMEOUT)
+        errors: list[str] = []
+        opened.on("pageerror", lambda error: errors.append(str(error)))
+        opened.goto(running.url)
+        opened.wait_for_function("document.getElementById('connection').dataset.state === 'open'")
+        yield opened, running
+        context.close()
+    assert not errors, f"the page threw: {errors}"
+
+
+@pytest.mark.parametrize("board_page", [("mini", "tic-tac-cap")], indirect=True)
+def test_tic_tac_cap_by_mouse_a_steal_wins(board_page):
+    page, _ = board_page
+    # Tray rows on mini: slots 1-5 Small, 6-9 Medium, 10-13 Large.
+    for n, (source, target) in enumerate(
+        [("A1", "b2"), ("B1", "a3"), ("A2", "c1"), ("B2", "a1")], start=1
+    ):
+        drag(page, source, target)
+        wait_for_log(page, "move", n)
+    click(page, "A6")  # A's Medium, on A's third turn...
+    click(page, "a3")  # ...caps B's Small and completes a3-b2-c1
+    over = wait_for_log(page, "game-over")
+    assert "A wins" in over and "a3, b2, c1" in over
+    wait_for_lights(page, ["a3", "b2", "c1"], SEAT_X)
+    assert page.locator('[data-place="a3"] .stack').get_attribute("data-top") == "A-M"
+    shot(page, "sim-web-tic-tac-cap.png")
+
+
+@pytest.mark.parametrize("board_page", [("r1", "tic-tac-doh")], indirect=True)
+def test_tic_tac_doh_by_mouse_a_tree_counts_for_the_line(board_page):
+    page, _ = board_page
+    # The 5x5 area lies on d4-h8; tray A holds the stash: Smalls in slots 1-5, Mediums in 7-11,
+    # Larges in 13-17. Game c3 is board f6, b3 e6, d3 g6, b2 e5.
+    moves = [("A13", "f6"), ("A7", "f6"), ("A8", "e6"), ("A1", "e5")]
+    for n, (source, target) in enumerate(moves, start=1):
+        drag(page, source, target)
+        wait_for_log(page, "move", n)
+    drag(page, "A9", "g6")  # Mediums on e6 and g6, the L-M tree on f6 counts as a Medium
+    over = wait_for_log(page, "game-over")
+    assert "A wins" in over and "e6, f6, g6" in over
+    wait_for_lights(page, ["e6", "f6", "g6"], SEAT_X)
+    shot(page, "sim-web-tic-tac-doh.png")
