@@ -244,6 +244,18 @@ class Profile(ABC):
         """Which places an action empties and fills (a supply is one place)."""
         return self.layout_change(self.layout(before), self.layout(before.apply(action)))
 
+    def placement(self, state: State, kind: PieceKind, cell: Cell) -> Action | None:
+        """The action of putting a piece of `kind` from its supply on board `cell`, legal or
+        not, so a refusal can say why; None off the game's area or where the game has no such
+        action. Games whose pieces go down from a supply say how."""
+        return None
+
+    def to_game(self, cell: Cell) -> Cell | None:
+        """The game's cell under board `cell`, or None off the game's area."""
+        col, row = cell[0] - self.origin[0], cell[1] - self.origin[1]
+        width, height = self.game.board
+        return (col, row) if 0 <= col < width and 0 <= row < height else None
+
     def plan(self, state: State, action: Action) -> tuple[Step, ...]:
         """How a hand performs `action` (for the simulator and for teaching lights). One piece
         from the one place that loses it to the one that gains it; games whose actions move

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from magboard.firmware.games import State, get_game
-from magboard.firmware.games.sized import LETTERS, SIZES
+from magboard.firmware.games import Action, Cell, State, get_game
+from magboard.firmware.games.sized import LETTERS, SIZES, Place
 from magboard.firmware.games.tictaccap import TicTacCapState
 from magboard.firmware.games.tictacdoh import TicTacDohState
 from magboard.hardware.spec import BoardSpec, Slot
@@ -61,7 +61,15 @@ def _check_fits(profile: Profile, counts: dict[str, int]) -> None:
             )
 
 
-class TicTacCapProfile(Profile):
+class SizedProfile(Profile):
+    """A game whose pieces go down one at a time from supplies of one size each."""
+
+    def placement(self, state: State, kind: PieceKind, cell: Cell) -> Action | None:
+        game_cell = self.to_game(cell)
+        return None if game_cell is None else Place(kind.size - 1, game_cell)
+
+
+class TicTacCapProfile(SizedProfile):
     def layout(self, state: State) -> Layout:
         assert isinstance(state, TicTacCapState)
         kinds = self._kinds
@@ -98,7 +106,7 @@ def tictaccap_profile(
     return profile
 
 
-class TicTacDohProfile(Profile):
+class TicTacDohProfile(SizedProfile):
     def layout(self, state: State) -> Layout:
         assert isinstance(state, TicTacDohState)
         side = state.game.board[0]

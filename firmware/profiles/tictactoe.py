@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from magboard.firmware.games import State, get_game
-from magboard.firmware.games.tictactoe import SIZE, TicTacToeState
+from magboard.firmware.games import Action, Cell, State, get_game
+from magboard.firmware.games.tictactoe import SIZE, Place, TicTacToeState
 from magboard.hardware.spec import BoardSpec, Slot
 
 from .base import Layout, PieceKind, Profile, Supply
@@ -20,6 +20,10 @@ PIECES_EACH = 5
 
 
 class TicTacToeProfile(Profile):
+    def placement(self, state: State, kind: PieceKind, cell: Cell) -> Action | None:
+        game_cell = self.to_game(cell)
+        return None if game_cell is None else Place(game_cell)
+
     def layout(self, state: State) -> Layout:
         assert isinstance(state, TicTacToeState)
         cells = {}

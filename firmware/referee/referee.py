@@ -27,7 +27,7 @@ from magboard.firmware.events import (
 )
 from magboard.firmware.games import END_TURN, PASS, Action, Cell, State
 from magboard.firmware.profiles import Difference, Movement, Profile
-from magboard.hardware.spec import Place, place_label
+from magboard.hardware.spec import Place, Slot, place_label
 
 from .inference import AmbiguousFrameError, Continuation, TurnCandidates
 
@@ -181,7 +181,7 @@ class Referee:
         elif lifted is not None:
             self._in_hand(lifted, now, raw)
         else:
-            self._illegal(raw, now, "no legal move gives this board")
+            self._illegal(raw, now)
 
     def _fast_reply(self, frame: int, trail: Sequence[int]) -> Continuation | None:
         """Two turns made before the board settled. Where two orders of play would leave the
@@ -327,15 +327,34 @@ class Referee:
             found = self._movements[key] = self.profile.movement(self.position, action)
         return found
 
-    def _illegal(self, raw: int, now: float, detail: str) -> None:
+    def _illegal(self, raw: int, now: float, detail: str = "") -> None:
         difference = self.profile.difference(raw, self.position)
         if difference == self._reported and self.status.phase == ILLEGAL:
             return
         self._reported = difference
         self._mistaken = True
         remove, put_back = difference.labels()
+        detail = detail or self._explain(difference)
         self.emit(Illegal(now, self.position.to_move, remove, put_back, detail))
         self.status = self._status(ILLEGAL, now, difference=difference)
+
+    def _explain(self, difference: Difference) -> str:
+        """Why, in the game's words, when the board shows one piece taken from a supply and
+        put on one cell: the placement the hand tried, refused by the rules."""
+        cells = [p for p in difference.remove if not isinstance(p, Slot)]
+        emptied = {p for p, _ in difference.put_back if isinstance(p, Slot)}
+        supplies = [s for s in self.profile.supplies if emptied & set(s.slots)]
+        if len(cells) == 1 and len(supplies) == 1 and len(difference.put_back) == 1:
+            kind, mover = supplies[0].kind, self.position.to_move
+            if kind.owner is not None and kind.owner != mover:
+                seats = self.game.seats
+                return f"that is {seats[kind.owner]}'s piece, and {seats[mover]} is to move"
+            tried = self.profile.placement(self.position, kind, cells[0])
+            if tried is None:
+                return f"{place_label(cells[0])} is outside the game's area"
+            if not self.position.is_legal(tried):
+                return self.position.why_illegal(tried)
+        return "no legal move gives this board"
 
     # What the lights show.
 

@@ -91,12 +91,28 @@ def test_an_illegal_board_says_what_to_fix_and_is_accepted_once_restored():
     a_slot = 1 << R1.sensor_bit[(Slot("A", 4), "")]
     x_on_e5 = 1 << R1.sensor_bit[((4, 4), "n")]
     ref.judge(profile.render(position("b2")) & ~a_slot | x_on_e5, 2.0, stable=True)
-    assert events[-1] == Illegal(2.0, 1, ("e5",), ("A4",), "no legal move gives this board")
+    assert events[-1] == Illegal(2.0, 1, ("e5",), ("A4",), "that is X's piece, and O is to move")
     assert ref.status.phase == ILLEGAL
     ref.judge(profile.render(position("b2")), 3.0, stable=True)
     assert isinstance(events[-1], Restored)
     ref.judge(profile.render(position("b2", "a1")), 4.0, stable=True)
     assert events[-1] == Moved(4.0, 1, ("a1",), 2)
+
+
+def test_a_refused_placement_says_why_in_the_game_s_words():
+    game = get_game("tic-tac-doh")
+    profile = profile_for(game, R1)
+    events = []
+    ref = Referee(profile, game.new_state(), events.append)
+    ref.start(0.0)
+    small = 1 << R1.sensor_bit[(Slot("A", 1), "")]
+    off_centre = 1 << R1.sensor_bit[((4, 4), "n")]  # board e5 is the area's b2, not its c3
+    ref.judge(profile.render(game.new_state()) & ~small | off_centre, 1.0, stable=True)
+    assert events[-1].remove == ("e5",) and events[-1].put_back == ("A1",)
+    assert "centre" in events[-1].detail
+    outside = 1 << R1.sensor_bit[((0, 0), "n")]
+    ref.judge(profile.render(game.new_state()) & ~small | outside, 2.0, stable=True)
+    assert events[-1].detail == "a1 is outside the game's area"
 
 
 def test_restoring_the_previous_position_takes_the_move_back():
