@@ -1,6 +1,10 @@
 """`magboard run --sim`: the referee on a simulated board in real time, driven by typed
 commands (sim/commands.py), events printed as JSON lines. For hardware-in-the-loop testers who
-want the firmware's exact behaviour without the board."""
+want the firmware's exact behaviour without the board.
+
+With `--link URL` the simulated board has a serial link as a real one does: `--link pty` opens a
+pseudo-terminal and says its path in a `note` (`magboard watch /dev/pts/N` connects to it);
+`--link socket://HOST:PORT` connects out to a host listening there."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from magboard.firmware.app.run import open_link
 from magboard.firmware.events import Event, Note
 from magboard.firmware.games import Game
 from magboard.firmware.journal import Journal
@@ -32,10 +37,20 @@ def run_console(
     journal: Journal,
     actions: Sequence[str],
     takeback: bool,
+    link: str | None = None,
 ) -> int:
     session = SimSession(
         spec, game.name, options, takeback=takeback, journal=journal.path, sinks=[print_event]
     )
+    serial_link = open_link(link, session.loop) if link else None
+    try:
+        return _console(session, actions)
+    finally:
+        if serial_link is not None:
+            serial_link.close()
+
+
+def _console(session: SimSession, actions: Sequence[str]) -> int:
     position = session.initial
     for text in actions:  # a resumed game: the simulated pieces start where the journal says
         position = position.apply(position.parse_action(text))

@@ -65,6 +65,9 @@ class BoardLoop:
         self.scanner = Scanner(board, debouncer)
         self.writer = LedWriter(board, board.spec)
         self._fault_until = -1.0
+        self.inputs: list[Callable[[float], None]] = []
+        """Called once a step with the time, after the scan's buttons and before the judging:
+        other ways in (the serial link) press buttons and ask things here, in the loop's thread."""
         referee.emit = self.emit
 
     def emit(self, event: Event) -> None:
@@ -92,16 +95,28 @@ class BoardLoop:
             self.emit(FaultSurvived(fault.at, fault.kind, fault.where, fault.detail))
         referee = self.referee
         for button in reading.buttons:
-            self.emit(ButtonPressed(button.at, button.button, button.pressed))
-            if button.pressed:
-                referee.press(button.button, now)
-                if button.button == "new":
-                    self.scanner.debouncer.forget_stable()
+            self.button(button.button, button.pressed, button.at, now)
+        for poll in self.inputs:
+            poll(now)
         if reading.changed and reading.complete:
             referee.judge(reading.debounced, now, stable=False)
         if reading.stable is not None:
             referee.judge(reading.stable, now, stable=True, trail=reading.trail)
         self._light(now)
+
+    def button(self, name: str, pressed: bool, at: float, now: float) -> None:
+        """A button went down or up (at `at`): reported, and a press goes to the referee. A
+        virtual button (the serial link's `press`) comes through here too, so it is the same."""
+        self.emit(ButtonPressed(at, name, pressed))
+        if pressed:
+            self.referee.press(name, now)
+            if name == "new":
+                self.scanner.debouncer.forget_stable()
+
+    def new_game(self, now: float) -> None:
+        """Starts the game again, as the `new` button does (without the button)."""
+        self.referee.new_game(now)
+        self.scanner.debouncer.forget_stable()
 
     def _light(self, now: float) -> None:
         status = self.referee.status

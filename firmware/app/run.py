@@ -1,7 +1,8 @@
 """`magboard run`: the referee on a board, real or simulated, until stopped.
 
 Events go to stdout as JSON lines (the schema of docs/protocol.md) and the game in progress to
-the journal, so a restart resumes it. On a Pi this is what the systemd service runs.
+the journal, so a restart resumes it; with `--link URL`, to a host over a serial link too (which
+may send commands back: firmware/app/link.py). On a Pi this is what the systemd service runs.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from magboard.firmware.referee import Referee
 from magboard.hardware.spec import BoardSpec, load_board
 
 from .errors import CommandError
+from .link import POLL as LINK_POLL
+from .link import LinkURLError, SerialLink
 from .loop import BoardLoop
 
 DEFAULT_JOURNAL = Path(os.environ.get("MAGBOARD_STATE", "~/.local/state/magboard")) / "game.jsonl"
@@ -44,7 +47,9 @@ def main(args: argparse.Namespace) -> int:
     if args.sim:
         from magboard.sim.console import run_console
 
-        return run_console(spec, game, options, journal, actions, not args.no_takeback)
+        return run_console(
+            spec, game, options, journal, actions, not args.no_takeback, link=args.link
+        )
     board = open_pi_board(spec)
     referee = Referee(
         profile_for(game, spec, options),
@@ -55,14 +60,27 @@ def main(args: argparse.Namespace) -> int:
     )
     sinks: list[Callable[[Event], None]] = [print_event, journal.record]
     loop = BoardLoop(board, referee, sinks)
+    link = None
     try:
+        link = open_link(args.link, loop) if args.link else None
         loop.start(actions)
+        clock = board.clock
         while True:
-            loop.step()
+            loop.step(until=clock.now() + LINK_POLL if link else None)
     except KeyboardInterrupt:
         return 0
     finally:
+        if link is not None:
+            link.close()
         board.close()
+
+
+def open_link(url: str, loop: BoardLoop) -> SerialLink:
+    """The serial link to a host; a URL that can never open is the person's mistake."""
+    try:
+        return SerialLink(url, loop)
+    except LinkURLError as error:
+        raise CommandError(str(error)) from None
 
 
 def open_pi_board(spec: BoardSpec):
