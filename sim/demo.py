@@ -20,20 +20,11 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from magboard.firmware.app.errors import CommandError
+from magboard.firmware.event_words import Describer
 from magboard.firmware.events import (
-    ButtonPressed,
     Event,
-    FaultSurvived,
     GameOver,
-    GameStarted,
-    Illegal,
-    InHand,
     LedFrame,
-    Mismatch,
-    Moved,
-    Partial,
-    Restored,
-    TakenBack,
 )
 from magboard.firmware.games import Action, Game, get_game
 from magboard.hardware.spec import BoardSpec, Place, Slot, cell_label, load_board
@@ -178,45 +169,6 @@ def _side_by_side(blocks: Sequence[list[str]], colour: bool, gap: int = 4) -> li
     return lines
 
 
-def describe(event: Event, game: Game) -> str | None:
-    """One line for a person, or None for events the drawing already shows (LED frames)."""
-    seats = game.seats
-
-    def seat(player: int | None) -> str:
-        return "-" if player is None else seats[player]
-
-    if isinstance(event, LedFrame):
-        return None
-    if isinstance(event, GameStarted):
-        return f"game started: {event.game} on {event.board}, {seats[0]} to move"
-    if isinstance(event, InHand):
-        where = " ".join(event.targets) or "nowhere legal"
-        return f"in hand: {seat(event.player)} lifted {' '.join(event.lifted)}; may go on {where}"
-    if isinstance(event, Moved):
-        return f"move: {seat(event.player)} {' '.join(event.actions)} (turn {event.turn})"
-    if isinstance(event, Partial):
-        return f"partial: {seat(event.player)} {' '.join(event.actions)}"
-    if isinstance(event, Illegal):
-        return (
-            f"illegal: remove {' '.join(event.remove) or '-'}; "
-            f"put back {' '.join(event.put_back) or '-'} ({event.detail})"
-        )
-    if isinstance(event, Mismatch):
-        return f"mismatch: remove {' '.join(event.remove)}; put back {' '.join(event.put_back)}"
-    if isinstance(event, Restored):
-        return "restored: the board matches the game again"
-    if isinstance(event, TakenBack):
-        return f"takeback: {seat(event.player)} {' '.join(event.actions)}"
-    if isinstance(event, GameOver):
-        return f"game over: {result(event)}"
-    if isinstance(event, FaultSurvived):
-        return f"fault: {event.kind} at {event.where}: {event.detail}"
-    if isinstance(event, ButtonPressed):
-        return f"button {event.button} {'pressed' if event.pressed else 'released'}"
-    fields = {k: v for k, v in event.to_dict().items() if k not in ("type", "t")}
-    return f"{event.TYPE}: {fields}"
-
-
 def result(event: GameOver) -> str:
     if not event.names:
         return f"a draw, {event.reason}"
@@ -246,6 +198,7 @@ class Demo:
         self.game = game
         self.seed = seed
         self.rng = random.Random(seed)
+        self.words = Describer()
         self.session = SimSession(board, game.name, options, seed=seed, sinks=[self._on_event])
         self.picture = Picture(self.session, self.colour)
         self._pending: list[str] = []
@@ -259,7 +212,7 @@ class Demo:
             if self._pending:
                 self._show(event.t)
             return
-        line = describe(event, self.game)
+        line = None if isinstance(event, LedFrame) else self.words.text(event)
         if line is not None:
             self._pending.append(f"{event.t:7.2f}s  {line}")
 

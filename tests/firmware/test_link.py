@@ -14,10 +14,10 @@ import select
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import pytest
 import serial
+from stones import StonesState, stones_profile
 
 from magboard.firmware import cli
 from magboard.firmware.app.link import LinkURLError, SerialLink
@@ -33,9 +33,7 @@ from magboard.firmware.events import (
     Partial,
     event_from_json,
 )
-from magboard.firmware.games import END_TURN, Action, Game, State
 from magboard.firmware.journal import Journal
-from magboard.firmware.profiles import Layout, PieceKind, Profile, Supply
 from magboard.firmware.referee import Referee
 from magboard.hardware.spec import Slot, load_board
 from magboard.sim.board import SimBoard
@@ -252,76 +250,15 @@ def test_a_long_line_over_many_reads_is_cut_and_refused_once(board):
     ]
 
 
-# A game whose turn may go on: one or two stones a turn; the seat's button ends a turn early.
-
-
-@dataclass(frozen=True)
-class Stone(Action):
-    cell: int
-
-    def __str__(self) -> str:
-        return f"s{self.cell}"
-
-
-@dataclass(frozen=True)
-class StonesState(State):
-    board: tuple[int, ...] = (0, 0, 0, 0)
-    to_move: int = 0
-    turn: int = 0
-    placed: int = 0
-
-    @property
-    def can_end_turn(self) -> bool:
-        return self.placed > 0
-
-    def _legal(self) -> tuple[Action, ...]:
-        if self.outcome():
-            return ()
-        stones = tuple(Stone(i) for i, v in enumerate(self.board) if not v)
-        return stones + ((END_TURN,) if self.placed else ())
-
-    def _play(self, action: Action) -> StonesState:
-        if action == END_TURN:
-            return StonesState(self.board, 1 - self.to_move, self.turn + 1)
-        board = list(self.board)
-        board[action.cell] = self.to_move + 1
-        if self.placed == 1 or all(board):
-            return StonesState(tuple(board), 1 - self.to_move, self.turn + 1)
-        return StonesState(tuple(board), self.to_move, self.turn, 1)
-
-    def outcome(self):
-        from magboard.firmware.games import Outcome
-
-        return Outcome((), "full") if all(self.board) else None
-
-    def key(self):
-        return self.board, self.to_move, self.placed
-
-
-def _parse(text: str) -> Action:
-    return END_TURN if text == "end" else Stone(int(text[1:]))
-
-
-STONES = Game("stones", "Stones", "test", ("A", "B"), (3, 2), (), lambda o: StonesState(), _parse)
-StonesState.game = STONES
 MINI = load_board("mini")
-
-
-class StonesProfile(Profile):
-    def layout(self, state: State) -> Layout:
-        cells = {(i % 3, i // 3): (self.kinds[v - 1],) for i, v in enumerate(state.board) if v}
-        used = [sum(1 for v in state.board if v == p + 1) for p in (0, 1)]
-        return Layout(cells, {s.name: 4 - used[p] for p, s in enumerate(self.supplies)})
 
 
 def stones_board():
     """The stones game refereed on a simulated mini board, pieces in the trays, with a link."""
-    kinds = (PieceKind("A", frozenset({"s"}), 0), PieceKind("B", frozenset({"m"}), 1))
-    supplies = tuple(Supply(k.name, k, tuple(Slot(k.name, n) for n in range(1, 5))) for k in kinds)
-    profile = StonesProfile(STONES, MINI, (0, 0), kinds, supplies)
+    profile = stones_profile(MINI)
     board = SimBoard(MINI)
     world = World(board, 0)
-    for kind in kinds:
+    for kind in profile.kinds:
         for slot in range(1, 5):
             world.add(WorldKind(kind.name, kind.signature), Slot(kind.name, slot))
     events: list[Event] = []

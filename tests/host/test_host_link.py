@@ -17,6 +17,7 @@ import serial
 from magboard.firmware import cli
 from magboard.firmware.app.errors import CommandError
 from magboard.firmware.app.link import SerialLink
+from magboard.firmware.event_words import Describer
 from magboard.firmware.events import (
     ButtonPressed,
     Event,
@@ -33,7 +34,7 @@ from magboard.firmware.events import (
 )
 from magboard.host import link as host_link
 from magboard.host.link import BoardLink, LinkError
-from magboard.host.watch import Describer, command_of
+from magboard.host.watch import command_of
 from magboard.sim.session import SimSession
 
 DEADLINE = 5.0

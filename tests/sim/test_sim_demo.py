@@ -27,10 +27,10 @@ def test_a_whole_game_in_plain_text_ends_with_the_result(capsys, board):
     lines = out.rstrip("\n").splitlines()
     assert lines[0].startswith(f"magboard demo: Tic-tac-toe on {board}")
     assert lines[-1].startswith("Result: ")
-    assert "game started: tic-tac-toe" in out
-    assert "in hand: X lifted supply:X; may go on" in out
-    assert "game over: " in out
-    moves = [line for line in lines if "  move: " in line]
+    assert f"game tic-tac-toe on {board}: X, O" in out
+    assert "X lifted supply:X; may go " in out
+    assert " won: three in a row" in out or "draw: " in out
+    moves = [line for line in lines if " played " in line]
     assert 5 <= len(moves) <= 9
     assert "[" in out  # lit LEDs are marked
     assert "seat-1" in out

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 import pytest
+from stones import StonesState, stones, stones_profile
 
 from magboard.firmware.events import (
     GameOver,
@@ -18,9 +16,8 @@ from magboard.firmware.events import (
     Restored,
     TakenBack,
 )
-from magboard.firmware.games import END_TURN, Action, Game, State, get_game
-from magboard.firmware.games.core import match_notation
-from magboard.firmware.profiles import Layout, PieceKind, Profile, Supply, profile_for
+from magboard.firmware.games import State, get_game
+from magboard.firmware.profiles import profile_for
 from magboard.firmware.referee import ILLEGAL, IN_HAND, OVER, PLAY, Referee
 from magboard.hardware.spec import Slot, load_board
 
@@ -178,98 +175,12 @@ def test_a_board_that_does_not_match_the_resumed_game_says_what_to_change():
     assert ref.status.phase == ILLEGAL
 
 
-# A small game with multi-action turns: place one or two stones, ending with the button.
-
-
-@dataclass(frozen=True)
-class Stone(Action):
-    cell: int
-
-    def __str__(self) -> str:
-        return f"s{self.cell}"
-
-
-@dataclass(frozen=True)
-class StonesState(State):
-    board: tuple[int, ...] = (0, 0, 0, 0)
-    to_move: int = 0
-    turn: int = 0
-    placed: int = 0
-
-    def _legal(self):
-        if self.outcome():
-            return ()
-        stones = tuple(Stone(i) for i, v in enumerate(self.board) if not v)
-        return stones + ((END_TURN,) if self.placed else ())
-
-    @property
-    def can_end_turn(self):
-        return self.placed > 0
-
-    @property
-    def turn_actions(self):
-        return ()
-
-    def _play(self, action):
-        if action == END_TURN:
-            return StonesState(self.board, 1 - self.to_move, self.turn + 1)
-        board = list(self.board)
-        board[action.cell] = self.to_move + 1
-        if self.placed == 1 or all(board):
-            return StonesState(tuple(board), 1 - self.to_move, self.turn + 1)
-        return StonesState(tuple(board), self.to_move, self.turn, 1)
-
-    def outcome(self):
-        from magboard.firmware.games import Outcome
-
-        return Outcome((), "full") if all(self.board) else None
-
-    def key(self):
-        return self.board, self.to_move, self.placed
-
-
-def _parse(text: str) -> Action:
-    if text == "end":
-        return END_TURN
-    return Stone(int(match_notation(re.compile(r"s(\d)"), text, "a stone")[1]))
-
-
-STONES = Game("stones", "Stones", "test", ("A", "B"), (4, 1), (), lambda o: StonesState(), _parse)
-StonesState.game = STONES
-
-
-class StonesProfile(Profile):
-    def layout(self, state: State) -> Layout:
-        cells = {(i % 3, i // 3): (self.kinds[v - 1],) for i, v in enumerate(state.board) if v}
-        used = [sum(1 for v in state.board if v == p + 1) for p in (0, 1)]
-        return Layout(cells, {s.name: 4 - used[p] for p, s in enumerate(self.supplies)})
-
-
 def stones_referee():
-    a = PieceKind("A", frozenset({"s"}), 0)
-    b = PieceKind("B", frozenset({"m"}), 1)
-    supplies = tuple(
-        Supply(k.name, k, tuple(Slot(t, n) for n in range(1, 5))) for k, t in ((a, "A"), (b, "B"))
-    )
-    profile = StonesProfile(
-        Game("stones", "Stones", "", ("A", "B"), (3, 2), (), STONES.start, _parse),
-        MINI,
-        (0, 0),
-        (a, b),
-        supplies,
-    )
+    profile = stones_profile(MINI)
     events = []
     ref = Referee(profile, StonesState(), events.append)
     ref.start(0.0)
     return ref, profile, events
-
-
-def stones(*cells: int) -> StonesState:
-    """The position after placing stones on `cells` in order (-1: the end-turn button)."""
-    state = StonesState()
-    for cell in cells:
-        state = state.apply(END_TURN) if cell == -1 else state.apply(Stone(cell))
-    return state
 
 
 def test_a_partial_turn_waits_and_the_seat_button_ends_it():

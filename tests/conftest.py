@@ -1,0 +1,6 @@
+"""Makes tests/support importable from every test folder (test-only helpers, not the product)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
