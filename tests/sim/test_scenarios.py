@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from magboard.firmware.cli import main as cli
-from magboard.sim.scenario import ScenarioError, load, run_file, shows
+from magboard.sim.scenario import run_file, shows
+from magboard.sim.scenario_file import ScenarioError, load
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 DOC = Path(__file__).resolve().parents[2] / "docs" / "scenarios.md"

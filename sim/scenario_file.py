@@ -1,0 +1,500 @@
+"""The scenario file format: one TOML file read and checked against its board and its game.
+
+Apart from the runner (scenario.py) so that what a file may say, and the one line naming file and
+field for what it may not, live in one place. `load` gives a `Scenario` whose steps are already
+resolved against the board (places, buttons, expanders, sensors, LEDs): the runner only plays it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, get_args, get_origin, get_type_hints
+
+from magboard.firmware.app.errors import CommandError
+from magboard.firmware.events import EVENT_TYPES, Event
+from magboard.firmware.games import Game, GameError, get_game
+from magboard.firmware.lights import palette
+from magboard.firmware.profiles import ProfileError, profile_for
+from magboard.hardware.interface import RGB
+from magboard.hardware.spec import BoardSpec, BoardSpecError, Place, load_board, place_label
+
+from .session import HAND_PAUSE
+from .world import SensorRef
+
+SLIDE_STEP = 0.12
+PRESS_HOLD = 0.1
+I2C_BURST = 3
+"""Errors in a burst by default: as many as the driver's attempts at one read, so it fails."""
+NOISE_RATE = 50.0
+NOISE_WIDTH = 0.002
+
+TOP_KEYS = (
+    "board",
+    "game",
+    "options",
+    "seed",
+    "takeback",
+    "bounce",
+    "until",
+    "steps",
+    "expect",
+    "forbid",
+    "expect_leds",
+)
+ACTIONS: Mapping[str, tuple[str, ...]] = {
+    "lift": (),
+    "put": (),
+    "move": (),
+    "play": ("pause",),
+    "slide": ("step",),
+    "press": ("hold",),
+    "i2c_errors": ("count",),
+    "reset_expander": (),
+    "noise": ("rate", "width"),
+    "stick": ("level",),
+    "unstick": (),
+    "kill_led": (),
+    "bounce": (),
+    "restart": (),
+}
+"""Each step's action key, and the other keys that action may take besides `at`."""
+WINDOW = ("after", "before")
+COLOURS: Mapping[str, RGB] = {
+    "red": palette.RED,
+    "white": palette.WHITE,
+    "blue": palette.BLUE,
+    "orange": palette.ORANGE,
+    "green": palette.GREEN,
+    "magenta": palette.MAGENTA,
+    "off": palette.OFF,
+}
+_HEX = re.compile(r"#([0-9a-fA-F]{6})")
+_EXPANDER = re.compile(r"[Uu]([0-9]+)")
+
+
+class ScenarioError(CommandError):
+    """A scenario file that cannot run; the message names the file and the field."""
+
+
+# What a file says, checked.
+
+
+@dataclass(frozen=True)
+class Step:
+    where: str
+    """`steps[i]`, for messages."""
+    at: float
+    action: str
+    value: Any
+    """The action's argument, resolved against the board (places, expander index, ...)."""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EventPattern:
+    where: str
+    """`expect[i]` or `forbid[i]`."""
+    type: str
+    fields: Mapping[str, Any]
+    after: float | None = None
+    before: float | None = None
+    count: int | None = None
+
+    def matches(self, event: Event, data: Mapping[str, Any] | None = None) -> bool:
+        kind = event.TYPE
+        if kind != self.type or not self.in_window(event):
+            return False
+        data = data if data is not None else event.to_dict()
+        return all(data.get(k) == v for k, v in self.fields.items())
+
+    def in_window(self, event: Event) -> bool:
+        return (self.after is None or event.t >= self.after) and (
+            self.before is None or event.t <= self.before
+        )
+
+    def __str__(self) -> str:
+        parts = [f'type = "{self.type}"']
+        parts += [f"{k} = {json.dumps(v)}" for k, v in self.fields.items()]
+        parts += [
+            f"{k} = {getattr(self, k):g}"
+            for k in (*WINDOW, "count")
+            if getattr(self, k) is not None
+        ]
+        return "{" + ", ".join(parts) + "}"
+
+
+@dataclass(frozen=True)
+class LedCheck:
+    where: str
+    at: float
+    places: tuple[tuple[str, int], ...]
+    """(label, LED index) of each place to look at."""
+    colour: RGB
+    colour_name: str
+
+
+@dataclass(frozen=True)
+class Scenario:
+    path: Path
+    spec: BoardSpec
+    game: Game
+    options: Mapping[str, Any]
+    seed: int
+    takeback: bool
+    bounce: bool
+    until: float | None
+    steps: tuple[Step, ...]
+    expect: tuple[EventPattern, ...]
+    forbid: tuple[EventPattern, ...]
+    expect_leds: tuple[LedCheck, ...]
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+
+class _Reader:
+    """Reads one scenario file, raising ScenarioError that names the file and the field."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, where: str, problem: str) -> ScenarioError:
+        return ScenarioError(f"{self.path.name}: {where}: {problem}" if where else problem)
+
+    def get(
+        self,
+        table: Mapping[str, Any],
+        key: str,
+        kind: type | tuple[type, ...],
+        where: str,
+        default: Any = ...,
+    ) -> Any:
+        path = f"{where}.{key}" if where else key
+        if key not in table:
+            if default is ...:
+                raise self.fail(path, "missing")
+            return default
+        return self.check(table[key], kind, path)
+
+    def check(self, value: Any, kind: type | tuple[type, ...], where: str) -> Any:
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
+            names = " or ".join("number" if k is float else k.__name__ for k in kinds)
+            raise self.fail(where, f"must be {names}, not {value!r}")
+        return value
+
+    def number(self, table: Mapping[str, Any], key: str, where: str, default: Any = ...) -> Any:
+        value = self.get(table, key, (int, float), where, default)
+        if value is None:
+            return None
+        if value < 0:
+            raise self.fail(f"{where}.{key}" if where else key, f"must not be negative: {value}")
+        return float(value)
+
+    def positive(self, table: Mapping[str, Any], key: str, where: str, default: float) -> float:
+        value = self.number(table, key, where, default)
+        if value <= 0:
+            raise self.fail(f"{where}.{key}", f"must be more than 0, not {value}")
+        return value
+
+    def known(self, table: Mapping[str, Any], keys: Sequence[str], where: str) -> None:
+        for key in table:
+            if key not in keys:
+                path = f"{where}.{key}" if where else key
+                raise self.fail(path, f"unknown key (known here: {', '.join(keys)})")
+
+    def tables(self, data: Mapping[str, Any], key: str) -> list[tuple[str, Mapping[str, Any]]]:
+        items = self.get(data, key, list, "", [])
+        found = []
+        for i, item in enumerate(items):
+            where = f"{key}[{i}]"
+            if not isinstance(item, dict):
+                raise self.fail(where, f"must be a table, not {item!r}")
+            found.append((where, item))
+        return found
+
+    # The whole file.
+
+    def scenario(self, data: Mapping[str, Any]) -> Scenario:
+        self.known(data, TOP_KEYS, "")
+        board = self.get(data, "board", str, "")
+        try:
+            spec = load_board(self._board_path(board))
+        except BoardSpecError as error:
+            raise self.fail("board", str(error)) from None
+        try:
+            game = get_game(self.get(data, "game", str, ""))
+        except GameError as error:
+            raise self.fail("game", str(error)) from None
+        given = self.get(data, "options", dict, "", {})
+        try:
+            options = game.resolve_options(given)
+        except (GameError, ValueError) as error:
+            raise self.fail("options", str(error)) from None
+        try:
+            profile_for(game, spec, options)
+        except ProfileError as error:
+            raise self.fail("board", str(error)) from None
+        self.spec, self.game = spec, game
+        self.places = {place_label(p): p for p in (*spec.cells, *spec.slots)}
+        seed = self.get(data, "seed", int, "", 0)
+        takeback = self.get(data, "takeback", bool, "", True)
+        bounce = self.get(data, "bounce", bool, "", False)
+        until = self.number(data, "until", "", None)
+        steps = tuple(self.step(where, item) for where, item in self.tables(data, "steps"))
+        for previous, step in itertools.pairwise(steps):
+            if step.at < previous.at:
+                raise self.fail(
+                    f"{step.where}.at",
+                    f"{step.at:g} comes before {previous.where} at {previous.at:g}: "
+                    "steps go in time order",
+                )
+        if until is not None and steps and until < steps[-1].at:
+            raise self.fail(
+                "until", f"{until:g} comes before {steps[-1].where} at {steps[-1].at:g}"
+            )
+        expect = tuple(self.pattern(w, t, True) for w, t in self.tables(data, "expect"))
+        forbid = tuple(self.pattern(w, t, False) for w, t in self.tables(data, "forbid"))
+        leds = tuple(self.led_check(w, t) for w, t in self.tables(data, "expect_leds"))
+        for check in leds:
+            if until is not None and check.at > until:
+                raise self.fail(f"{check.where}.at", f"{check.at:g} is after until ({until:g})")
+        return Scenario(
+            self.path,
+            spec,
+            game,
+            options,
+            seed,
+            takeback,
+            bounce,
+            until,
+            steps,
+            expect,
+            forbid,
+            leds,
+        )
+
+    def _board_path(self, board: str) -> str | Path:
+        if board.endswith(".toml"):
+            path = Path(board)
+            return path if path.is_absolute() else self.path.parent / path
+        return board
+
+    # Steps.
+
+    def step(self, where: str, item: Mapping[str, Any]) -> Step:
+        actions = [key for key in item if key in ACTIONS]
+        if len(actions) != 1:
+            found = f"has {', '.join(actions)}" if actions else "has none"
+            raise self.fail(where, f"needs exactly one action ({', '.join(ACTIONS)}); it {found}")
+        action = actions[0]
+        self.known(item, ("at", action, *ACTIONS[action]), where)
+        at = self.number(item, "at", where)
+        path = f"{where}.{action}"
+        raw = item[action]
+        extra: dict[str, Any] = {}
+        value: Any
+        if action in ("lift", "put"):
+            value = self.place(raw, path)
+        elif action == "move":
+            pair = self.check(raw, list, path)
+            if len(pair) != 2:
+                raise self.fail(path, f"is [from, to], not {raw!r}")
+            value = tuple(self.place(p, f"{path}[{i}]") for i, p in enumerate(pair))
+        elif action == "play":
+            text = self.check(raw, str, path)
+            try:
+                self.game.parse_action(text)
+            except (GameError, ValueError) as error:
+                raise self.fail(path, str(error)) from None
+            value = text
+            extra["pause"] = self.positive(item, "pause", where, HAND_PAUSE)
+        elif action == "slide":
+            value = self.slide(raw, path)
+            extra["step"] = self.positive(item, "step", where, SLIDE_STEP)
+        elif action == "press":
+            value = self.check(raw, str, path)
+            buttons = [b.name for b in self.spec.buttons]
+            if value not in buttons:
+                raise self.fail(
+                    path,
+                    f"board {self.spec.name} has no button {value!r} ({', '.join(buttons)})",
+                )
+            extra["hold"] = self.positive(item, "hold", where, PRESS_HOLD)
+        elif action in ("i2c_errors", "reset_expander"):
+            value = self.expander(raw, path)
+            if action == "i2c_errors":
+                count = self.get(item, "count", int, where, I2C_BURST)
+                if count < 1:
+                    raise self.fail(f"{where}.count", f"must be 1 or more, not {count}")
+                extra["count"] = count
+        elif action == "noise":
+            value = self.positive(item, "noise", where, 0.0)
+            extra["rate"] = self.positive(item, "rate", where, NOISE_RATE)
+            extra["width"] = self.positive(item, "width", where, NOISE_WIDTH)
+        elif action in ("stick", "unstick"):
+            value = self.sensor(raw, path)
+            if action == "stick":
+                extra["level"] = self.get(item, "level", bool, where, True)
+        elif action == "kill_led":
+            value = self.led(raw, path)[1]
+        elif action == "bounce":
+            value = self.check(raw, bool, path)
+        else:  # restart
+            if raw is not True:
+                raise self.fail(path, f"must be true, not {raw!r}")
+            value = True
+        return Step(where, at, action, value, extra)
+
+    def place(self, text: Any, where: str) -> Place:
+        self.check(text, str, where)
+        place = self.places.get(text)
+        if place is None:
+            raise self.fail(where, f"unknown place {text!r} on board {self.spec.name}")
+        return place
+
+    def slide(self, raw: Any, where: str) -> tuple[Place, ...]:
+        cells = self.check(raw, list, where)
+        if len(cells) < 2:
+            raise self.fail(where, "needs the cell it starts on and at least one more")
+        path = tuple(self.place(c, f"{where}[{i}]") for i, c in enumerate(cells))
+        for i, (a, b) in enumerate(itertools.pairwise(path), 1):
+            if not isinstance(a, tuple) or not isinstance(b, tuple):
+                slot = a if not isinstance(a, tuple) else b
+                raise self.fail(where, f"slides go over cells, not the tray slot {slot}")
+            if max(abs(a[0] - b[0]), abs(a[1] - b[1])) != 1:
+                raise self.fail(
+                    f"{where}[{i}]",
+                    f"{place_label(b)} is not next to {place_label(a)}: a slide goes cell by cell",
+                )
+        return path
+
+    def expander(self, raw: Any, where: str) -> int:
+        expanders = self.spec.expanders
+        names = f"U1-U{len(expanders)}, or 0-{len(expanders) - 1}"
+        if isinstance(raw, int) and not isinstance(raw, bool):
+            if 0 <= raw < len(expanders):
+                return raw
+        elif isinstance(raw, str):
+            match = _EXPANDER.fullmatch(raw.strip())
+            if match and 1 <= int(match[1]) <= len(expanders):
+                return int(match[1]) - 1
+            for expander in expanders:
+                if raw == expander.label:
+                    return expander.index
+        else:
+            raise self.fail(where, f"must be a label like U1 or an index, not {raw!r}")
+        raise self.fail(where, f"board {self.spec.name} has no expander {raw!r} ({names})")
+
+    def sensor(self, raw: Any, where: str) -> SensorRef:
+        text = self.check(raw, str, where)
+        place_text, _, channel = text.partition(".")
+        place = self.places.get(place_text)
+        if place is None or (place, channel) not in self.spec.sensor_bit:
+            raise self.fail(
+                where,
+                f"board {self.spec.name} has no sensor {text!r} (a cell's CELL.CHANNEL like "
+                f"b2.{self.spec.channels[0].name}, or a tray slot like A1)",
+            )
+        return place, channel
+
+    def led(self, raw: Any, where: str) -> tuple[str, int]:
+        """A place or status name, or a chain index: (label, index)."""
+        count = self.spec.leds.count
+        if isinstance(raw, int) and not isinstance(raw, bool):
+            if not 0 <= raw < count:
+                raise self.fail(where, f"board {self.spec.name} has LEDs 0-{count - 1}, not {raw}")
+            return f"LED {raw}", raw
+        text = self.check(raw, str, where)
+        key: Any = self.places.get(text, text)
+        index = self.spec.led_index.get(key)
+        if index is None:
+            raise self.fail(where, f"no LED under {text!r} on board {self.spec.name}")
+        return text, index
+
+    # Expectations.
+
+    def pattern(self, where: str, item: Mapping[str, Any], expect: bool) -> EventPattern:
+        kind = self.get(item, "type", str, where)
+        cls = EVENT_TYPES.get(kind)
+        if cls is None:
+            raise self.fail(
+                f"{where}.type", f"unknown event type {kind!r} ({', '.join(EVENT_TYPES)})"
+            )
+        names = [f.name for f in fields(cls) if f.name != "t"]
+        keys = ("type", *names, *WINDOW, *(("count",) if expect else ()))
+        if "t" in item:
+            raise self.fail(f"{where}.t", "match times with after and before")
+        self.known(item, keys, where)
+        hints = get_type_hints(cls)
+        wanted = {}
+        for name in names:
+            if name in item:
+                wanted[name] = self.event_value(item[name], hints[name], f"{where}.{name}")
+        after = self.number(item, "after", where, None)
+        before = self.number(item, "before", where, None)
+        count = self.get(item, "count", int, where, None)
+        if count is not None and count < 0:
+            raise self.fail(f"{where}.count", f"must not be negative: {count}")
+        return EventPattern(where, kind, wanted, after, before, count)
+
+    def event_value(self, value: Any, hint: Any, where: str) -> Any:
+        """The value as the event's JSON carries it; refuses one no event could ever have."""
+        origin = get_origin(hint)
+        if origin is tuple:
+            item = get_args(hint)[0]
+            items = self.check(value, list, where)
+            for i, v in enumerate(items):
+                self.check(v, (int, float) if item is float else item, f"{where}[{i}]")
+            return items
+        if origin is dict:
+            return self.check(value, dict, where)
+        return self.check(value, (int, float) if hint is float else hint, where)
+
+    def led_check(self, where: str, item: Mapping[str, Any]) -> LedCheck:
+        self.known(item, ("at", "places", "colour"), where)
+        at = self.number(item, "at", where)
+        raw = self.get(item, "places", list, where)
+        if not raw:
+            raise self.fail(f"{where}.places", "needs at least one place")
+        places = tuple(self.led(p, f"{where}.places[{i}]") for i, p in enumerate(raw))
+        name = self.get(item, "colour", str, where)
+        return LedCheck(where, at, places, self.colour(name, f"{where}.colour"), name)
+
+    def colour(self, name: str, where: str) -> RGB:
+        seats = self.game.seats
+        if name in seats:
+            return palette.DEFAULT.players[seats.index(name) % len(palette.DEFAULT.players)]
+        if name.lower() in COLOURS:
+            return COLOURS[name.lower()]
+        match = _HEX.fullmatch(name)
+        if match:
+            value = int(match[1], 16)
+            return (value >> 16, value >> 8 & 0xFF, value & 0xFF)
+        raise self.fail(
+            where,
+            f"unknown colour {name!r}: a seat ({', '.join(seats)}), "
+            f"{', '.join(COLOURS)}, or #rrggbb",
+        )
+
+
+def load(path: str | Path) -> Scenario:
+    """Reads and checks a scenario file; ScenarioError names the file and the field."""
+    path = Path(path)
+    reader = _Reader(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise reader.fail("", f"{path.name}: cannot read: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise reader.fail("", f"{path.name}: not UTF-8 text (byte {error.start})") from None
+    except tomllib.TOMLDecodeError as error:
+        raise reader.fail("", f"{path.name}: not valid TOML: {error}") from None
+    return reader.scenario(data)
