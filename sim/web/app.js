@@ -23,6 +23,7 @@
     cells: new Map(), // "col,row" -> place
     status: [], // {name, led, circle, group}
     pieces: { places: {}, hand: [] },
+    lifting: false, // a lift sent by a click, not yet answered
     pixels: "",
     players: [],
     drag: null,
@@ -80,6 +81,7 @@
         break;
       case "sim-pieces":
         state.pieces = event;
+        state.lifting = false;
         drawPieces();
         break;
       case "sim-leds":
@@ -455,8 +457,15 @@
   }
 
   function click(place) {
-    if ((state.pieces.hand || []).length) send({ do: "put", args: [place.label] });
-    else if (stackAt(place.label).length) send({ do: "lift", args: [place.label] });
+    // A quick second click may come before the board's answer to the first (the hand shown
+    // in sim-pieces): a lift already sent counts as a piece in the hand.
+    if ((state.pieces.hand || []).length || state.lifting) {
+      state.lifting = false;
+      send({ do: "put", args: [place.label] });
+    } else if (stackAt(place.label).length) {
+      state.lifting = true;
+      send({ do: "lift", args: [place.label] });
+    }
   }
 
   svg.addEventListener("pointerdown", (event) => {
