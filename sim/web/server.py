@@ -443,7 +443,7 @@ class ServerThread:
         address: str = "127.0.0.1",
         port: int = 0,
         allow_remote: bool = False,
-        start_timeout: float = 10.0,
+        start_timeout: float = 30.0,
     ) -> None:
         self.host = host
         self.address = address

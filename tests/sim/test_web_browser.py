@@ -18,7 +18,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 SPEED = 5.0
 """Virtual seconds per wall second: the referee's settle times pass quickly."""
-TIMEOUT = 10_000
+TIMEOUT = 20_000
 """Milliseconds any one condition may take."""
 SEAT_X, SEAT_O = PALETTE.players[0], PALETTE.players[1]
 RED, OFF = PALETTE.error, (0, 0, 0)
