@@ -7,7 +7,7 @@ Importing this module raises ImportError when the extension is missing or older 
 
 from __future__ import annotations
 
-from .shape import MAX_SIDE, BytesLike, CellsError, Lines, LineShape, ShapeError
+from .shape import MAX_SIDE, BytesLike, CellsError, Lines, LineShape, ShapeError, wrong_length
 
 try:
     from ._lines import ffi, lib
@@ -53,16 +53,12 @@ def _prepare(shape: LineShape) -> object:
     return prepared
 
 
-def _wrong_length(shape: LineShape, length: int) -> CellsError:
-    return CellsError(f"a {shape.width}x{shape.height} board is {shape.size} bytes, got {length}")
-
-
 def winners(shape: LineShape, cells: BytesLike) -> int:
     """The mask of labels that have a line on the board."""
     if type(cells) is not bytes:
         cells = _cells(cells)
     if len(cells) != shape.size:
-        raise _wrong_length(shape, len(cells))
+        raise wrong_length(shape, len(cells))
     return _winners(cells, shape._prepared or _prepare(shape))
 
 
@@ -71,7 +67,7 @@ def find_lines(shape: LineShape, cells: BytesLike) -> Lines:
     if type(cells) is not bytes:
         cells = _cells(cells)
     if len(cells) != shape.size:
-        raise _wrong_length(shape, len(cells))
+        raise wrong_length(shape, len(cells))
     marks = _new("uint8_t[]", shape.size)
     found = _find(cells, shape._prepared or _prepare(shape), marks)
     return Lines(found, _buffer(marks)[:], shape)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .shape import BytesLike, CellsError, Lines, LineShape
+from .shape import BytesLike, CellsError, Lines, LineShape, wrong_length
 
 
 def _as_bytes(data: BytesLike) -> bytes:
@@ -19,15 +19,11 @@ def _as_bytes(data: BytesLike) -> bytes:
         ) from exc
 
 
-def _wrong_length(shape: LineShape, length: int) -> CellsError:
-    return CellsError(f"a {shape.width}x{shape.height} board is {shape.size} bytes, got {length}")
-
-
 def _checked(shape: LineShape, cells: BytesLike) -> bytes:
     if type(cells) is not bytes:
         cells = _as_bytes(cells)
     if len(cells) != shape.size:
-        raise _wrong_length(shape, len(cells))
+        raise wrong_length(shape, len(cells))
     return cells
 
 

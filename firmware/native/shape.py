@@ -22,6 +22,11 @@ class CellsError(ValueError):
     """Board bytes that do not fit the shape they are checked against."""
 
 
+def wrong_length(shape: LineShape, length: int) -> CellsError:
+    """The error both implementations raise for board bytes of the wrong length."""
+    return CellsError(f"a {shape.width}x{shape.height} board is {shape.size} bytes, got {length}")
+
+
 def _side(name: str, value: object) -> int:
     if type(value) is not int or not 1 <= value <= MAX_SIDE:
         raise ShapeError(f"{name} must be an int from 1 to {MAX_SIDE}, got {value!r}")
