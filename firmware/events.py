@@ -91,6 +91,26 @@ class Obligation(Event):
 
 
 @dataclass(frozen=True)
+class Fulfilled(Event):
+    """The board shows an obligation carried out: play goes on."""
+
+    TYPE = "fulfilled"
+    player: int
+    detail: str
+
+
+@dataclass(frozen=True)
+class Clear(Event):
+    """Between games: what is left to clear before the next game can start (take the pieces at
+    `remove` off, put pieces back at `put_back`). The next game starts when the board shows
+    its start position."""
+
+    TYPE = "clear"
+    remove: tuple[str, ...]
+    put_back: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Illegal(Event):
     """The board shows no legal continuation: what to remove and what to put back to return to
     the last legal position. Nothing is lost; the board is accepted again once it matches."""
@@ -235,6 +255,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Partial,
         InHand,
         Obligation,
+        Fulfilled,
+        Clear,
         Illegal,
         Restored,
         TakenBack,

@@ -15,14 +15,16 @@ from typing import Any
 from .events import (
     Event,
     EventError,
+    Fulfilled,
     GameStarted,
     Moved,
     Partial,
     TakenBack,
     event_from_json,
 )
+from .games import CARRY_OUT
 
-KEPT = (GameStarted, Moved, Partial, TakenBack)
+KEPT = (GameStarted, Moved, Partial, Fulfilled, TakenBack)
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,8 @@ class Journal:
                 partial = ()
             elif isinstance(event, Partial):
                 partial = event.actions
+            elif isinstance(event, Fulfilled):
+                done.append(str(CARRY_OUT))
             elif isinstance(event, TakenBack):
                 del done[max(0, len(done) - len(event.actions)) :]
                 partial = ()

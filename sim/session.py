@@ -80,7 +80,7 @@ class SimSession:
                 self.world.add(self.kinds[kind.name], cell)
         for supply in self.profile.supplies:
             for slot in supply.slots[: layout.supplies.get(supply.name, 0)]:
-                self.world.add(self.kinds[supply.kind.name], slot)
+                self.world.add(self.kinds[supply.kinds[0].name], slot)
 
     def start(self, actions: Iterable[str] = ()) -> None:
         self.loop.start(actions)

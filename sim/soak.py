@@ -43,7 +43,7 @@ from magboard.firmware.events import (
 )
 from magboard.firmware.games import PASS, Action, Game, State, get_game
 from magboard.firmware.profiles import Profile
-from magboard.firmware.referee import AmbiguousFrameError
+from magboard.firmware.referee import SearchLimitError
 from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, load_board
 
 from .session import SimSession
@@ -420,13 +420,13 @@ class GameSoak:
             return False
         if self.history and seen == profile.render(self.history[-1]):
             return False
-        candidates = self.session.referee.candidates
+        matcher = self.session.referee.matcher
+        changed = matcher.game_cells(profile.sensors.spots(seen ^ profile.render(state)))
         try:
-            if candidates.match(seen) is not None:
-                return False
-        except AmbiguousFrameError:
-            return False
-        return not candidates.match_two_turns(seen)
+            found = matcher.search(state, seen, changed, across=True)
+        except SearchLimitError:
+            return True
+        return not found.exact and not found.endings
 
 
 def _sees(world: Any, place: Place, stack: Sequence[Any]) -> frozenset[str]:

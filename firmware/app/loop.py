@@ -10,36 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from magboard.firmware.events import ButtonPressed, Event, FaultSurvived, LedFrame
-from magboard.firmware.lights import LedWriter, View
-from magboard.firmware.referee import ILLEGAL, IN_HAND, Referee, Status
+from magboard.firmware.lights import LedWriter
+from magboard.firmware.referee import Referee
 from magboard.firmware.sensing import Debouncer, Scanner
 from magboard.hardware.interface import RGB, Board
 
 FAULT_SHOWN = 5.0
 """Seconds the alert LED stays on after a fault the board survived."""
-
-
-def view_of(status: Status, players: int, fault: bool) -> View:
-    """The lights' view of what the referee says."""
-    difference = status.difference
-    return View(
-        players=players,
-        to_move=status.to_move,
-        targets=status.targets if status.phase == IN_HAND else frozenset(),
-        last_move=status.last_move if status.last_mover is not None else frozenset(),
-        last_mover=status.last_mover,
-        error=frozenset(difference.remove) if status.phase == ILLEGAL else frozenset(),
-        remove=frozenset(difference.remove),
-        put_back=frozenset(
-            (place, owner if owner is not None else status.to_move or 0)
-            for place, owner in difference.put_back
-        ),
-        win=status.win if status.winners else (),
-        winner=status.winners[0] if status.winners else None,
-        draw=status.draw,
-        since=status.since,
-        fault=fault,
-    )
 
 
 def pixels_hex(pixels: Iterable[RGB]) -> str:
@@ -101,7 +78,7 @@ class BoardLoop:
         if reading.changed and reading.complete:
             referee.judge(reading.debounced, now, stable=False)
         if reading.stable is not None:
-            referee.judge(reading.stable, now, stable=True, trail=reading.trail)
+            referee.judge(reading.stable, now, stable=True)
         self._light(now)
 
     def button(self, name: str, pressed: bool, at: float, now: float) -> None:
@@ -109,18 +86,17 @@ class BoardLoop:
         virtual button (the serial link's `press`) comes through here too, so it is the same."""
         self.emit(ButtonPressed(at, name, pressed))
         if pressed:
-            self.referee.press(name, now)
+            self.referee.press(name, now, self.scanner.debouncer.debounced)
             if name == "new":
                 self.scanner.debouncer.forget_stable()
 
     def new_game(self, now: float) -> None:
         """Starts the game again, as the `new` button does (without the button)."""
-        self.referee.new_game(now)
+        self.referee.new_game(now, self.scanner.debouncer.debounced)
         self.scanner.debouncer.forget_stable()
 
     def _light(self, now: float) -> None:
-        status = self.referee.status
-        view = view_of(status, self.referee.initial.players, now < self._fault_until)
+        view = self.referee.view(fault=now < self._fault_until)
         pixels = self.writer.update(view, now)
         if pixels is not None:
             self.emit(LedFrame(now, pixels_hex(pixels)))

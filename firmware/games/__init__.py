@@ -2,6 +2,7 @@
 
 from . import tictaccap, tictacdoh, tictactoe
 from .core import (
+    CARRY_OUT,
     END_TURN,
     PASS,
     Action,
@@ -9,6 +10,7 @@ from .core import (
     GameError,
     IllegalActionError,
     NotationError,
+    Obligation,
     Option,
     OptionError,
     Outcome,
@@ -22,6 +24,7 @@ for _module in (tictactoe, tictaccap, tictacdoh):
     register(_module.GAME)
 
 __all__ = [
+    "CARRY_OUT",
     "END_TURN",
     "PASS",
     "Action",
@@ -30,6 +33,7 @@ __all__ = [
     "GameError",
     "IllegalActionError",
     "NotationError",
+    "Obligation",
     "Option",
     "OptionError",
     "Outcome",

@@ -100,6 +100,8 @@ class Outcome:
     reason: str
     cells: frozenset[Cell] = frozenset()
     """The cells that made the win (a line), for the lights to show."""
+    scores: tuple[int, ...] = ()
+    """Each seat's final score, in seat order, for games that count one (2-4 players)."""
 
     @property
     def draw(self) -> bool:
@@ -110,13 +112,39 @@ class Action(ABC):
     """One atomic thing a player does. Subclasses are frozen dataclasses whose `str()` is the
     game notation, which the game's parser reads back."""
 
+    seen: ClassVar[bool] = True
+    """Whether the board's sensors can see it. An unseen action (ending a turn, a pass, a
+    choice) comes from a button, the link or the page, never from a frame; a seen one is only
+    ever accepted from a frame."""
+
     @abstractmethod
     def __str__(self) -> str: ...
+
+    @property
+    def touches(self) -> frozenset[Cell]:
+        """Game cells whose contents this action always changes (a piece arrives or leaves).
+        The board must have seen each of them change before it considers the action, which is
+        what lets the referee judge by difference instead of rendering every continuation."""
+        return frozenset()
+
+
+@dataclass(frozen=True)
+class Obligation:
+    """A physical follow-up the rules require before play goes on (a captured piece to take
+    off and return to a supply). Places are game cells, or supply names as the profile names
+    its supplies."""
+
+    detail: str
+    """What to do, in the game's words."""
+    sources: frozenset[Cell | str]
+    targets: frozenset[Cell | str] = frozenset()
 
 
 @dataclass(frozen=True)
 class EndTurn(Action):
     """Ends a turn that could go on (the player's clock button on a physical board)."""
+
+    seen: ClassVar[bool] = False
 
     def __str__(self) -> str:
         return "end"
@@ -129,11 +157,25 @@ END_TURN = EndTurn()
 class Pass(Action):
     """A turn with no legal placement, where the rules make it a pass."""
 
+    seen: ClassVar[bool] = False
+
     def __str__(self) -> str:
         return "pass"
 
 
 PASS = Pass()
+
+
+@dataclass(frozen=True)
+class CarryOut(Action):
+    """The board shows a state's obligations done: the rules' bookkeeping follows the hands.
+    Legal only while obligations are pending; it belongs to no turn."""
+
+    def __str__(self) -> str:
+        return "done"
+
+
+CARRY_OUT = CarryOut()
 
 
 class State(ABC):
@@ -162,6 +204,30 @@ class State(ABC):
     def can_end_turn(self) -> bool:
         """Whether the turn in progress may end now (an explicit `END_TURN` is legal)."""
         return False
+
+    @property
+    def extent(self) -> tuple[int, int]:
+        """Columns and rows of the lattice the game may use (options may set it)."""
+        return self.game.board
+
+    @property
+    def area(self) -> frozenset[Cell]:
+        """The cells that exist now (tiles that move make holes); all of the extent unless the
+        game says otherwise."""
+        width, height = self.extent
+        return frozenset((c, r) for c in range(width) for r in range(height))
+
+    @property
+    def obligations(self) -> tuple[Obligation, ...]:
+        """Follow-ups still to be made by hand; while there are any, the only legal action is
+        `CARRY_OUT` and the next turn waits."""
+        return ()
+
+    def actions_within(self, cells: frozenset[Cell]) -> tuple[Action, ...]:
+        """The legal seen actions that touch only `cells`: the referee's candidates for a board
+        on which only those cells changed. Games with very many actions generate these
+        directly; the default filters `legal_actions()`."""
+        return tuple(a for a in self.legal_actions() if a.seen and a.touches <= cells)
 
     @abstractmethod
     def _legal(self) -> tuple[Action, ...]:
@@ -204,7 +270,7 @@ class State(ABC):
 
     def parse_action(self, text: str) -> Action:
         """Reads an action in notation and checks it is legal here."""
-        action = self.game.parse_action(text)
+        action = CARRY_OUT if text.strip() == str(CARRY_OUT) else self.game.parse_action(text)
         if not self.is_legal(action):
             over = self.outcome()
             raise IllegalActionError(
@@ -227,7 +293,8 @@ class Game:
     seats: tuple[str, ...]
     """Names of the players in turn order, as many as the game can seat."""
     board: tuple[int, int]
-    """Columns and rows of the default playing area."""
+    """Columns and rows of the lattice with the default options (a state's `extent` says it
+    for its own options)."""
     options: tuple[Option, ...]
     start: Callable[[Mapping[str, Any]], State] = field(repr=False)
     """Makes the initial state from a complete, checked set of option values."""

@@ -8,11 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from .core import State
+from .core import CARRY_OUT, State
+
+
+def settled(state: State) -> State:
+    """The position once the turn's obligations are carried out (the hands follow the rules)."""
+    return state.apply(CARRY_OUT) if state.obligations else state
 
 
 def turn_results(state: State) -> dict[Hashable, State]:
-    """The distinct positions reachable from `state` by one complete legal turn, by key."""
+    """The distinct positions reachable from `state` by one complete legal turn, by key; a
+    turn's obligations are part of it."""
     results: dict[Hashable, State] = {}
     if state.outcome() is not None:
         return results
@@ -24,6 +30,7 @@ def turn_results(state: State) -> dict[Hashable, State]:
         for action in current.legal_actions():
             after = current.apply(action)
             if after.turn != start or after.outcome() is not None:
+                after = settled(after)
                 results.setdefault(after.key(), after)
             elif after not in expanded:
                 expanded.add(after)

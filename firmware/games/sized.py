@@ -31,6 +31,10 @@ class Place(Action):
     def __str__(self) -> str:
         return f"{LETTERS[self.size]}{cell_name(self.cell)}"
 
+    @property
+    def touches(self) -> frozenset[Cell]:
+        return frozenset((self.cell,))
+
 
 def parse_place(text: str) -> Place:
     """Reads `Sb2`-style notation (syntax only: whether the cell is on the board is for the

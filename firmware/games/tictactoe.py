@@ -26,6 +26,10 @@ class Place(Action):
     def __str__(self) -> str:
         return cell_name(self.cell)
 
+    @property
+    def touches(self) -> frozenset[Cell]:
+        return frozenset((self.cell,))
+
 
 PLACES = tuple(Place((i % SIZE, i // SIZE)) for i in range(SIZE * SIZE))
 

@@ -8,16 +8,8 @@ from typing import Any
 from magboard.firmware.games import Game
 from magboard.hardware.spec import BoardSpec
 
-from .base import (
-    Difference,
-    Layout,
-    Movement,
-    PieceKind,
-    Profile,
-    ProfileError,
-    Step,
-    Supply,
-)
+from .base import Profile, ProfileError
+from .parts import Difference, Layout, Movement, PieceKind, Spot, Step, Supply
 from .sized import tictaccap_profile, tictacdoh_profile
 from .tictactoe import tictactoe_profile
 
@@ -47,6 +39,11 @@ def profiled_pairs() -> list[tuple[str, str]]:
     return sorted(_PROFILES)
 
 
+def register_profile(game: str, board: str, make: ProfileMaker) -> None:
+    """Adds a game's model on a board (a game outside the registry, such as a test's, too)."""
+    _PROFILES[(game, board)] = make
+
+
 __all__ = [
     "Difference",
     "Layout",
@@ -54,8 +51,10 @@ __all__ = [
     "PieceKind",
     "Profile",
     "ProfileError",
+    "Spot",
     "Step",
     "Supply",
     "profile_for",
     "profiled_pairs",
+    "register_profile",
 ]

@@ -98,7 +98,7 @@ def tictaccap_profile(
     for owner, tray in ((0, "A"), (1, "B")):
         for size, row in zip(SIZES, _rows(spec, tray), strict=False):
             kind = kinds[owner * 3 + size]
-            supplies.append(Supply(kind.name, kind, row))
+            supplies.append(Supply(kind.name, (kind,), row))
     origin = ((spec.columns - 3) // 2, (spec.rows - 3) // 2)
     profile = TicTacCapProfile(game, spec, origin, kinds, tuple(supplies))
     start = game.new_state(options)
@@ -127,7 +127,7 @@ def tictacdoh_profile(
     game = get_game("tic-tac-doh")
     kinds = tuple(_kind(spec, size, None, "") for size in SIZES)
     supplies = tuple(
-        Supply(kind.name, kind, row) for kind, row in zip(kinds, _rows(spec, "A"), strict=False)
+        Supply(kind.name, (kind,), row) for kind, row in zip(kinds, _rows(spec, "A"), strict=False)
     )
     side = game.board[0]
     origin = ((spec.columns - side) // 2, (spec.rows - side) // 2)

@@ -51,7 +51,7 @@ def tictactoe_profile(
         o = PieceKind("O", frozenset({"s"}), 1, "O")
         origin = ((spec.columns - SIZE) // 2, (spec.rows - SIZE) // 2)
     supplies = tuple(
-        Supply(kind.name, kind, tuple(Slot(tray, n) for n in range(1, PIECES_EACH + 1)))
+        Supply(kind.name, (kind,), tuple(Slot(tray, n) for n in range(1, PIECES_EACH + 1)))
         for kind, tray in ((x, "A"), (o, "B"))
     )
     return TicTacToeProfile(get_game("tic-tac-toe"), spec, origin, (x, o), supplies)

@@ -1,16 +1,30 @@
-"""Keeping the game and the pieces in step: inference, recovery, takeback."""
+"""Keeping the game and the pieces on the board in step: judging by difference, recovery,
+takeback, obligations, and clearing between games."""
 
-from .inference import AmbiguousFrameError, Continuation, TurnCandidates
-from .referee import ILLEGAL, IN_HAND, OVER, PLAY, Referee, Status
+from .matcher import Matcher, Reading, SearchLimitError
+from .referee import Referee
+from .status import Phase, Status
+
+PLAY, IN_HAND, ILLEGAL, OBLIGATION, OVER, CLEARING = (
+    Phase.PLAY,
+    Phase.IN_HAND,
+    Phase.ILLEGAL,
+    Phase.OBLIGATION,
+    Phase.OVER,
+    Phase.CLEARING,
+)
 
 __all__ = [
+    "CLEARING",
     "ILLEGAL",
     "IN_HAND",
+    "OBLIGATION",
     "OVER",
     "PLAY",
-    "AmbiguousFrameError",
-    "Continuation",
+    "Matcher",
+    "Phase",
+    "Reading",
     "Referee",
+    "SearchLimitError",
     "Status",
-    "TurnCandidates",
 ]

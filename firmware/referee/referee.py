@@ -1,69 +1,55 @@
 """The referee: keeps the game and the pieces on the board in step.
 
-It is fed frames (what the sensors see) and button presses, and answers with events and with a
-`Status` the lights draw. Outcomes for a frame: accepted (the turn is over), partial (a legal
-prefix of a multi-action turn), in hand (pieces lifted, nothing put down), illegal or unknown
-(show what differs from the last legal position, accept the board again once it matches), and
-takeback (the board shows the position before the last turn, where allowed). It never dead-ends:
-whatever the board shows, there is a way back.
+It is fed every debounced frame (what the sensors see), told when the board has settled, and
+told of button presses; it answers with events and with a `Status` the lights draw. For a
+settled frame: accepted (the turn is over), partial (a legal prefix of a multi-action turn), in
+hand (pieces lifted, nothing put down), an obligation (the rules need something done by hand),
+illegal (show what differs from the last legal position, accept the board again once it
+matches), takeback (the board shows the position before the last turn, where allowed). Between
+games it lights what is left to clear. It never dead-ends and never accepts a move the board
+did not see made: when in doubt it asks for the position to be put right.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 from magboard.firmware.events import (
+    Clear,
     Event,
+    Fulfilled,
     GameOver,
     GameStarted,
     Illegal,
     InHand,
     Mismatch,
     Moved,
+    Obligation,
     Partial,
     Restored,
     TakenBack,
 )
-from magboard.firmware.games import END_TURN, PASS, Action, Cell, State
-from magboard.firmware.profiles import Difference, Movement, Profile
-from magboard.hardware.spec import Place, Slot, place_label
+from magboard.firmware.games import CARRY_OUT, END_TURN, PASS, Action, State
+from magboard.firmware.lights import View
+from magboard.firmware.profiles import Difference, Movement, Profile, Spot
+from magboard.hardware.spec import Place, place_label
 
-from .inference import AmbiguousFrameError, Continuation, TurnCandidates
+from .evidence import in_order, witnessed
+from .explain import explain
+from .history import History, Turn, notation
+from .matcher import Matcher, Reading, SearchLimitError, distinct
+from .status import Phase, Status
 
-PLAY, IN_HAND, ILLEGAL, OVER = "play", "in-hand", "illegal", "over"
-
-
-@dataclass(frozen=True)
-class _Turn:
-    start: State
-    player: int
-    actions: tuple[Action, ...]
-
-
-@dataclass(frozen=True)
-class Status:
-    """What the board should show now; the lights layer draws it."""
-
-    phase: str
-    since: float
-    to_move: int | None
-    targets: frozenset[Place] = frozenset()
-    last_move: frozenset[Place] = frozenset()
-    last_mover: int | None = None
-    difference: Difference = field(default_factory=Difference)
-    win: tuple[Place, ...] = ()
-    winners: tuple[int, ...] = ()
-    draw: bool = False
+TRAIL_LIMIT = 400
+"""Frames kept since a turn began. A board fiddled with for longer than this loses its oldest
+frames; a reply that needed them is then refused and the board asks for a put-back."""
+MOVEMENT_CACHE = 10_000
 
 
-def spot_label(spot: Cell | str) -> str:
+def spot_label(spot: Spot) -> str:
     """A board cell, or a supply (any of its slots): "supply:X"."""
     return f"supply:{spot}" if isinstance(spot, str) else place_label(spot)
-
-
-def notation(actions: Sequence[Action]) -> tuple[str, ...]:
-    return tuple(str(a) for a in actions)
 
 
 class Referee:
@@ -75,6 +61,7 @@ class Referee:
         *,
         takeback: bool = True,
         options: dict | None = None,
+        timer: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.profile = profile
         self.game = profile.game
@@ -82,26 +69,51 @@ class Referee:
         self.options = dict(options or {})
         self.emit = emit
         self.takeback = takeback
+        self.matcher = Matcher(profile, timer=timer)
         self._movements: dict[tuple[State, Action], Movement] = {}
         self._restart(initial)
-        self.status = Status(PLAY, 0.0, initial.to_move)
+        self._clearing = False
+        self._next_announced = False
+        """While clearing: the next game was already announced (by `new`)."""
+        self.status = Status(Phase.PLAY, 0.0, initial.to_move)
 
     def _restart(self, state: State) -> None:
-        self.turn_start = self.position = state
-        self.history: list[_Turn] = []
-        self.candidates = TurnCandidates(self.profile, state)
+        self.position = state
+        self.history = History()
         self._partial: tuple[Action, ...] = ()
+        self._anchor(state, None)
+
+    def _anchor(self, turn_start: State, frame: int | None) -> None:
+        """A turn begins at `turn_start`: what the board passes through is counted from here."""
+        self.turn_start = turn_start
+        anchor = self.profile.render(turn_start)
+        self._trail = [anchor]
+        self._touched = 0
+        if frame is not None and frame != anchor:
+            self._record(frame)
         self._reported: object = None
         self._mistaken = False
         """An illegal board not yet put right (a correction passes through in-hand frames)."""
+
+    def _record(self, frame: int) -> None:
+        if frame != self._trail[-1]:
+            self._trail.append(frame)
+            if len(self._trail) > TRAIL_LIMIT:
+                del self._trail[1 : len(self._trail) - TRAIL_LIMIT + 1]
+            self._touched |= frame ^ self._trail[0]
 
     # Starting and resuming.
 
     def start(self, now: float, actions: Sequence[str] = ()) -> None:
         """Starts the game, replaying `actions` (a journalled game) first."""
         self._restart(self.initial)
+        self._clearing = False
         for text in actions:
             self._replay(self.position.parse_action(text))
+        self._announce(now, actions)
+        self._set_play(now)
+
+    def _announce(self, now: float, actions: Sequence[str] = ()) -> None:
         self.emit(
             GameStarted(
                 now,
@@ -112,117 +124,237 @@ class Referee:
                 tuple(actions),
             )
         )
-        self._set_play(now)
 
     def _replay(self, action: Action) -> None:
         before, player = self.position, self.position.to_move
         self.position = self.position.apply(action)
         self._partial += (action,)
-        if self.position.turn != before.turn or self.position.outcome() is not None:
-            self.history.append(_Turn(self.turn_start, player, self._partial))
-            self.turn_start = self.position
-            self.candidates = TurnCandidates(self.profile, self.position)
+        ended = self.position.turn != before.turn or self.position.outcome() is not None
+        if action == CARRY_OUT and self.history:
+            last = self.history.pop()
+            self.history.append(Turn(last.start, last.player, (*last.actions, action)))
             self._partial = ()
+            self._anchor(self.position, None)
+        elif ended:
+            self.history.append(Turn(self.turn_start, player, self._partial))
+            self._partial = ()
+            self._anchor(self.position, None)
 
     def check_board(self, raw: int, now: float) -> None:
         """On start: if the pieces are not where the game says, say what to change."""
+        frame = self.profile.canonical(raw)
+        self._record(frame)
+        if self.position.obligations:
+            self._oblige(now, frame)
+            return
         difference = self.profile.difference(raw, self.position)
         if difference:
             remove, put_back = difference.labels()
             self.emit(Mismatch(now, remove, put_back))
-            self.status = self._status(ILLEGAL, now, difference=difference)
+            self.status = self._status(Phase.ILLEGAL, now, difference=difference)
             self._reported = difference
 
-    def new_game(self, now: float) -> None:
+    def new_game(self, now: float, raw: int | None = None) -> None:
+        """`new`: a fresh game at once; if pieces are left on the board, they are lit until
+        cleared, and nothing left over counts as a move."""
         self.start(now)
+        if raw is not None:
+            frame = self.profile.canonical(raw)
+            if not self._at_start(frame):
+                self._begin_clearing(raw, now, announce=False)
 
     @property
     def played(self) -> tuple[str, ...]:
         """Every action of the game so far, in order: what a journal needs to resume it."""
-        done = [str(a) for turn in self.history for a in turn.actions]
-        return (*done, *notation(self._partial))
+        return (*self.history.played(), *notation(self._partial))
 
     # Judging frames.
 
-    def judge(self, raw: int, now: float, stable: bool, trail: Sequence[int] = ()) -> None:
-        """`raw` is what the sensors see; `stable` says the board has been still for the
-        profile's settle time (only then may a move be concluded). `trail` lists the debounced
-        frames seen since the last stable one, oldest first: it tells the order of two turns
-        made without a pause."""
-        frame = self.profile.canonical(raw)
-        if frame == self.profile.render(self.position):
-            if self.status.phase in (ILLEGAL, IN_HAND):
-                if self.status.phase == ILLEGAL or self._mistaken:
+    def judge(self, raw: int, now: float, stable: bool) -> None:
+        """`raw` is what the sensors see. The loop calls this with every debounced frame (the
+        frames passed through tell the order of quick moves), and with `stable` once the board
+        has been still for the profile's settle time: only then may a move be concluded."""
+        profile = self.profile
+        frame = profile.canonical(raw)
+        self._record(frame)
+        if self._clearing:
+            self._judge_clearing(raw, frame, now, stable)
+            return
+        if self.status.phase == Phase.OBLIGATION:
+            self._judge_obligation(raw, frame, now, stable)
+            return
+        if frame == profile.render(self.position):
+            if self.status.phase in (Phase.ILLEGAL, Phase.IN_HAND) or self.status.difference:
+                if self.status.phase == Phase.ILLEGAL or self._mistaken:
                     self.emit(Restored(now))
                 self._set_play(now)
             return
         if self.position.outcome() is not None:
             if stable:
-                self._judge_after_the_end(frame, now)
+                self._judge_after_the_end(raw, frame, now)
             return
-        lifted = self.profile.lifted_from(frame, self.position)
+        lifted = profile.lifted_from(frame, self.position)
         if not stable:
             if lifted is not None:
                 self._in_hand(lifted, now, raw)
             return
+        self._judge_settled(raw, frame, now, lifted)
+
+    def _judge_settled(
+        self, raw: int, frame: int, now: float, lifted: frozenset[Spot] | None
+    ) -> None:
+        profile, trail = self.profile, self._trail
+        changed = self.matcher.game_cells(profile.sensors.spots(self._touched))
         try:
-            found = self.candidates.match(frame)
-        except AmbiguousFrameError as error:
-            self._illegal(raw, now, f"the board cannot tell these apart: {error}")
+            found = self.matcher.search(self.turn_start, frame, changed, across=True)
+        except SearchLimitError as error:
+            self._illegal(raw, now, f"too much changed at once to read ({error}): put it back")
             return
-        if found is not None:
-            self._accept(found, now)
-        elif self._is_takeback(frame):
+        single = distinct(
+            [r for r in found.exact if r.previous is None and in_order(profile, trail, r)]
+        )
+        if len(single) > 1:
+            shown = ", ".join(" ".join(notation(r.actions)) for r in single)
+            self._illegal(raw, now, f"the board cannot tell these apart: {shown}")
+            return
+        if single:
+            self._accept(single[0], now, frame)
+            return
+        if self._partial and frame == profile.render(self.turn_start):
+            self._accept(Reading(self.turn_start, (), False, self.turn_start), now, frame)
+            return
+        if self._is_takeback(frame):
             self._take_back(frame, now)
-        elif (reply := self._fast_reply(frame, trail)) is not None:
-            assert reply.previous is not None
-            self._accept(reply.previous, now)
-            self._accept(reply, now)
-        elif lifted is not None:
+            return
+        for candidates in (
+            [r for r in found.exact if r.previous is not None],
+            list(found.endings),
+        ):
+            readings = distinct(
+                [
+                    r
+                    for r in candidates
+                    if witnessed(profile, trail, trail[0], r.turns[0])
+                    and in_order(profile, trail, r)
+                ]
+            )
+            if len(readings) == 1:
+                for turn in readings[0].turns:
+                    self._accept(turn, now, frame)
+                if self.position.outcome() is not None:
+                    self._judge_after_the_end(raw, frame, now)
+                return
+            if len(readings) > 1:
+                self._illegal(raw, now, "two moves were made too fast to tell: put them back")
+                return
+        if lifted is not None:
             self._in_hand(lifted, now, raw)
         else:
             self._illegal(raw, now)
 
-    def _fast_reply(self, frame: int, trail: Sequence[int]) -> Continuation | None:
-        """Two turns made before the board settled. Where two orders of play would leave the
-        same board (pieces that look alike), the frames passed through say which turn came
-        first; if they cannot, nothing is concluded."""
-        pairs = self.candidates.match_two_turns(frame)
-        if not pairs:
-            return None
-        seen = {self.profile.canonical(f) for f in trail}
-        witnessed = [
-            p for p in pairs if p.previous and self.profile.render(p.previous.state) in seen
-        ]
-        finals = {p.state.key() for p in pairs}
-        if len(finals) == 1:
-            return (witnessed or pairs)[0]
-        if len({p.state.key() for p in witnessed}) == 1:
-            return witnessed[0]
-        return None
+    def _judge_after_the_end(self, raw: int, frame: int, now: float) -> None:
+        """After a game the board is expected to be cleared: pieces put on top of the final
+        position are only something to take off; once a piece of it goes, the board shows
+        what is left to clear."""
+        final = self.profile.render(self.position)
+        cells = self.profile.sensors.cells_mask
+        if self._at_start(frame):
+            self._next_game(frame, now)
+        elif frame & final & cells == final & cells:
+            difference = self.profile.difference(raw, self.position)
+            if difference != self.status.difference:
+                self.status = self._status(Phase.OVER, self.status.since, difference=difference)
+        else:
+            self._begin_clearing(raw, now, announce=True)
 
-    def _judge_after_the_end(self, frame: int, now: float) -> None:
-        """After a game, a board reset to the start begins the next one; restoring the position
-        before the last move takes it back."""
-        if frame == self.profile.render(self.initial):
-            self.new_game(now)
-        elif self._is_takeback(frame):
-            self._take_back(frame, now)
+    # Between games.
 
-    def press(self, button: str, now: float) -> None:
-        """A seat's button ends that seat's turn where it may go on; `new` starts again."""
+    def _at_start(self, frame: int) -> bool:
+        """The board shows the start position, but for pieces already in hands."""
+        start = self.profile.render(self.initial)
+        return frame == start or self.profile.sensors.lifted_from(frame, start) is not None
+
+    def _begin_clearing(self, raw: int, now: float, *, announce: bool) -> None:
+        self._clearing = True
+        self._next_announced = not announce
+        self._show_clearing(raw, now)
+
+    def _show_clearing(self, raw: int, now: float) -> None:
+        difference = self.profile.difference(raw, self.initial)
+        if difference == self._reported:
+            return
+        self._reported = difference
+        remove, put_back = difference.labels()
+        self.emit(Clear(now, remove, put_back))
+        self.status = Status(
+            Phase.CLEARING, now, None, difference=difference, draw=False, winners=()
+        )
+
+    def _judge_clearing(self, raw: int, frame: int, now: float, stable: bool) -> None:
+        if self._at_start(frame):
+            self._next_game(frame, now)
+            lifted = self.profile.lifted_from(frame, self.position)
+            if lifted is not None:
+                self._in_hand(lifted, now, raw)
+        elif stable:
+            self._show_clearing(raw, now)
+
+    def _next_game(self, frame: int, now: float) -> None:
+        announce = not self._clearing or not self._next_announced
+        self._clearing = False
+        self._restart(self.initial)
+        self._anchor(self.initial, frame)
+        if announce:
+            self._announce(now)
+        self._set_play(now)
+
+    # Buttons.
+
+    def press(self, button: str, now: float, raw: int | None = None) -> None:
+        """A seat's button ends that seat's turn where it may go on; `new` starts again. A
+        press first judges the board as it is now (`raw`, if given), then acts: a player who
+        presses the clock the moment their piece lands ends the turn with that piece in it."""
         if button == "new":
-            self.new_game(now)
+            self.new_game(now, raw)
             return
         seat = self._seat_of(button)
+        if raw is not None and seat == self.turn_start.to_move and not self._clearing:
+            self._judge_before_ending(raw, now)
         if (
             seat == self.position.to_move
-            and self.status.phase == PLAY
+            and self.status.phase == Phase.PLAY
             and self.position.can_end_turn
             and self.position.is_legal(END_TURN)
         ):
             after = self.position.apply(END_TURN)
-            self._accept(Continuation(after, (*self._partial, END_TURN), True), now)
+            reading = Reading(after, (*self._partial, END_TURN), True, self.turn_start)
+            self._accept(reading, now, None)
+
+    def _judge_before_ending(self, raw: int, now: float) -> None:
+        """The mover's board as it is at the press, if it reads as a turn the button may end.
+        Anything else waits for the board to settle, as it would without the press."""
+        if self.status.phase not in (Phase.PLAY, Phase.IN_HAND):
+            return
+        frame = self.profile.canonical(raw)
+        self._record(frame)
+        if frame == self.profile.render(self.position):
+            return
+        changed = self.matcher.game_cells(self.profile.sensors.spots(self._touched))
+        try:
+            found = self.matcher.search(self.turn_start, frame, changed, across=False)
+        except SearchLimitError:
+            return
+        endable = distinct(
+            [
+                r
+                for r in found.exact
+                if not r.complete
+                and r.state.can_end_turn
+                and in_order(self.profile, self._trail, r)
+            ]
+        )
+        if len(endable) == 1:
+            self._accept(endable[0], now, frame)
 
     @staticmethod
     def _seat_of(button: str) -> int | None:
@@ -231,22 +363,28 @@ class Referee:
 
     # Outcomes.
 
-    def _accept(self, found: Continuation, now: float) -> None:
-        player = self.turn_start.to_move
+    def _accept(self, found: Reading, now: float, frame: int | None) -> None:
+        player = found.start.to_move
         if not found.complete:
             self.position = found.state
             self._partial = found.actions
             self.emit(Partial(now, player, notation(found.actions)))
             self._set_play(now)
             return
-        before = self.turn_start
-        self.history.append(_Turn(before, player, found.actions))
-        self.turn_start = self.position = found.state
+        self.history.append(Turn(found.start, player, found.actions))
+        self.position = found.state
         self._partial = ()
         self.emit(Moved(now, player, notation(found.actions), found.state.turn))
+        if self.position.obligations:
+            self._anchor(self.position, frame)
+            self._oblige(now, frame)
+            return
         self._pass_while_forced(now)
-        self.candidates = TurnCandidates(self.profile, self.position)
+        self._anchor(self.position, frame)
         self._set_play(now)
+        self._announce_end(now)
+
+    def _announce_end(self, now: float) -> None:
         outcome = self.position.outcome()
         if outcome is not None:
             seats = self.game.seats
@@ -266,44 +404,85 @@ class Referee:
         on without waiting for anyone."""
         while self.position.outcome() is None and self.position.legal_actions() == (PASS,):
             before, player = self.position, self.position.to_move
-            self.history.append(_Turn(before, player, (PASS,)))
-            self.turn_start = self.position = before.apply(PASS)
+            self.history.append(Turn(before, player, (PASS,)))
+            self.position = before.apply(PASS)
             self.emit(Moved(now, player, ("pass",), self.position.turn))
+
+    # Obligations.
+
+    def _oblige(self, now: float, frame: int | None) -> None:
+        """The rules need pieces moved by hand: blink them until the board shows it done."""
+        position = self.position
+        spots: set[Spot] = set()
+        for duty in position.obligations:
+            for spot in duty.sources | duty.targets:
+                spots.add(spot if isinstance(spot, str) else self.profile.to_board(spot))
+        places = self.profile.places_of(spots)
+        detail = "; ".join(duty.detail for duty in position.obligations)
+        self.emit(Obligation(now, self.history[-1].player, detail, tuple(_labels(places))))
+        self.status = self._status(Phase.OBLIGATION, now, obligation=places)
+        if frame is not None and frame == self.profile.render(position.apply(CARRY_OUT)):
+            self._carry_out(now, frame)
+
+    def _judge_obligation(self, raw: int, frame: int, now: float, stable: bool) -> None:
+        done = self.position.apply(CARRY_OUT)
+        if frame == self.profile.render(done):
+            self._carry_out(now, frame)
+        elif stable:
+            difference = self.profile.difference(raw, done)
+            if difference != self.status.difference:
+                self.status = self._status(
+                    Phase.OBLIGATION,
+                    now,
+                    obligation=self.status.obligation,
+                    difference=difference,
+                )
+
+    def _carry_out(self, now: float, frame: int) -> None:
+        before = self.position
+        last = self.history.pop()
+        self.history.append(Turn(last.start, last.player, (*last.actions, CARRY_OUT)))
+        self.position = before.apply(CARRY_OUT)
+        detail = "; ".join(duty.detail for duty in before.obligations)
+        self.emit(Fulfilled(now, last.player, detail))
+        self._pass_while_forced(now)
+        self._anchor(self.position, frame)
+        self._set_play(now)
+        self._announce_end(now)
+
+    # Takeback.
 
     def _is_takeback(self, frame: int) -> bool:
         return self.takeback and self._takeback_depth(frame) > 0
 
     def _takeback_depth(self, frame: int) -> int:
-        """How many turns back the board is: one move, plus any forced passes after it (they
-        show nothing on the board)."""
-        render = self.profile.render
-        current = render(self.position)
-        for depth, turn in enumerate(reversed(self.history), start=1):
-            shown = render(turn.start)
-            if shown != current:
-                return depth if shown == frame else 0
-        return 0
+        return self.history.takeback_depth(frame, self.turn_start, self.profile.render)
 
     def _take_back(self, frame: int, now: float) -> None:
         for _ in range(self._takeback_depth(frame)):
             turn = self.history.pop()
-            self.emit(TakenBack(now, turn.player, notation(turn.actions)))
-            self.turn_start = self.position = turn.start
+            actions = tuple(a for a in turn.actions if a != CARRY_OUT)
+            self.emit(TakenBack(now, turn.player, notation(actions)))
+            self.position = turn.start
         self._partial = ()
-        self.candidates = TurnCandidates(self.profile, self.position)
+        self._anchor(self.position, frame)
         self._set_play(now)
 
-    def _in_hand(self, lifted: frozenset, now: float, raw: int) -> None:
+    # Pieces in hand and mistakes.
+
+    def _in_hand(self, lifted: frozenset[Spot], now: float, raw: int) -> None:
         """Pieces lifted: light where they may legally go, or, if nowhere (a size not allowed
         yet, the other player's piece), where they must go back."""
-        targets: set = set()
+        targets: set[Spot] = set()
         for action in self.position.legal_actions():
+            if not action.seen:
+                continue
             movement = self._movement(action)
             if lifted <= movement.lifted:
                 targets |= movement.placed
         places = self.profile.places_of(targets)
-        report = (IN_HAND, lifted, self.position)
-        if self._reported == report and self.status.phase == IN_HAND:
+        report = (Phase.IN_HAND, lifted, self.position)
+        if self._reported == report and self.status.phase == Phase.IN_HAND:
             return  # the same piece still in the hand: the lights keep their rhythm
         if self._reported != report:
             self._reported = report
@@ -312,75 +491,61 @@ class Referee:
                     now,
                     self.position.to_move,
                     tuple(sorted(spot_label(spot) for spot in lifted)),
-                    tuple(sorted(place_label(p) for p in places)),
+                    tuple(_labels(places)),
                 )
             )
         difference = Difference() if places else self.profile.difference(raw, self.position)
-        self.status = self._status(IN_HAND, now, targets=places, difference=difference)
+        self.status = self._status(Phase.IN_HAND, now, targets=places, difference=difference)
 
     def _movement(self, action: Action) -> Movement:
         key = (self.position, action)
         found = self._movements.get(key)
         if found is None:
-            if len(self._movements) > 10_000:
+            if len(self._movements) > MOVEMENT_CACHE:
                 self._movements.clear()
             found = self._movements[key] = self.profile.movement(self.position, action)
         return found
 
     def _illegal(self, raw: int, now: float, detail: str = "") -> None:
         difference = self.profile.difference(raw, self.position)
-        if difference == self._reported and self.status.phase == ILLEGAL:
+        if difference == self._reported and self.status.phase == Phase.ILLEGAL:
             return
         self._reported = difference
         self._mistaken = True
         remove, put_back = difference.labels()
-        detail = detail or self._explain(difference)
+        detail = detail or explain(self.profile, self.position, difference)
         self.emit(Illegal(now, self.position.to_move, remove, put_back, detail))
-        self.status = self._status(ILLEGAL, now, difference=difference)
-
-    def _explain(self, difference: Difference) -> str:
-        """Why, in the game's words, when the board shows one piece taken from a supply and
-        put on one cell: the placement the hand tried, refused by the rules."""
-        cells = [p for p in difference.remove if not isinstance(p, Slot)]
-        emptied = {p for p, _ in difference.put_back if isinstance(p, Slot)}
-        supplies = [s for s in self.profile.supplies if emptied & set(s.slots)]
-        if len(cells) == 1 and len(supplies) == 1 and len(difference.put_back) == 1:
-            kind, mover = supplies[0].kind, self.position.to_move
-            if kind.owner is not None and kind.owner != mover:
-                seats = self.game.seats
-                return f"that is {seats[kind.owner]}'s piece, and {seats[mover]} is to move"
-            tried = self.profile.placement(self.position, kind, cells[0])
-            if tried is None:
-                return f"{place_label(cells[0])} is outside the game's area"
-            if not self.position.is_legal(tried):
-                return self.position.why_illegal(tried)
-        return "no legal move gives this board"
+        self.status = self._status(Phase.ILLEGAL, now, difference=difference)
 
     # What the lights show.
+
+    def view(self, fault: bool) -> View:
+        return self.status.view(self.initial.players, fault)
 
     def _set_play(self, now: float) -> None:
         self._reported = None
         self._mistaken = False
-        self.status = self._status(OVER if self.position.outcome() else PLAY, now)
+        phase = Phase.OVER if self.position.outcome() else Phase.PLAY
+        self.status = self._status(phase, now)
 
-    def _status(self, phase: str, now: float, **extra) -> Status:
-        position = self.position
+    def _status(self, phase: Phase, now: float, **extra) -> Status:
+        position, profile = self.position, self.profile
         outcome = position.outcome()
         last_move: frozenset[Place] = frozenset()
         last_mover = None
         after = self.turn_start
         for turn in reversed(self.history):
-            layout_after, after = self.profile.layout(after), turn.start
-            change = self.profile.layout_change(self.profile.layout(turn.start), layout_after)
+            layout_after, after = profile.layout(after), turn.start
+            change = profile.layout_change(profile.layout(turn.start), layout_after)
             if change.physical:
-                last_move = self.profile.places_of(
+                last_move = profile.places_of(
                     spot for spot in change.placed if not isinstance(spot, str)
                 )
                 last_mover = turn.player
                 break
         win: tuple[Place, ...] = ()
         if outcome is not None and outcome.cells:
-            win = tuple(sorted(self.profile.to_board(c) for c in outcome.cells))
+            win = tuple(sorted(profile.to_board(c) for c in outcome.cells))
         return Status(
             phase=phase,
             since=now,
@@ -392,3 +557,7 @@ class Referee:
             draw=bool(outcome and outcome.draw),
             **extra,
         )
+
+
+def _labels(places: frozenset[Place]) -> list[str]:
+    return sorted(place_label(p) for p in places)

@@ -17,6 +17,8 @@ SAMPLES = [
     ev.Partial(1.5, 1, ("c3",)),
     ev.InHand(2.0, 0, ("supply:X",), ("a1", "b2")),
     ev.Obligation(2.5, 1, "return the captured meeple", ("c4",)),
+    ev.Fulfilled(2.6, 1, "return the captured meeple"),
+    ev.Clear(2.7, ("b2",), ("A3",)),
     ev.Illegal(3.0, 0, ("b2",), ("A4",), "no legal move gives this board"),
     ev.Restored(3.5),
     ev.TakenBack(4.0, 0, ("b2",)),

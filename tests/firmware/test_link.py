@@ -174,7 +174,9 @@ def test_a_virtual_press_is_the_physical_button(board, monkeypatch):
     pressed = []
     original = session.referee.press
     monkeypatch.setattr(
-        session.referee, "press", lambda b, now: (pressed.append(b), original(b, now))
+        session.referee,
+        "press",
+        lambda b, now, raw=None: (pressed.append(b), original(b, now, raw)),
     )
     host.command(do="press", button="seat-2")
     pump(run(session), host, lambda: pressed == ["seat-2"])

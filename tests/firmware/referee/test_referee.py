@@ -6,6 +6,7 @@ import pytest
 from stones import StonesState, stones, stones_profile
 
 from magboard.firmware.events import (
+    Clear,
     GameOver,
     GameStarted,
     Illegal,
@@ -18,7 +19,7 @@ from magboard.firmware.events import (
 )
 from magboard.firmware.games import State, get_game
 from magboard.firmware.profiles import profile_for
-from magboard.firmware.referee import ILLEGAL, IN_HAND, OVER, PLAY, Referee
+from magboard.firmware.referee import CLEARING, ILLEGAL, IN_HAND, OVER, PLAY, Referee
 from magboard.hardware.spec import Slot, load_board
 
 MINI = load_board("mini")
@@ -134,21 +135,38 @@ def test_a_fast_reply_is_understood_from_the_frames_passed_through():
     ref, profile, events = referee()  # mini: X and O look alike on the cells
     after_x = profile.render(position("c3"))
     both = profile.render(position("c3", "a3"))
-    ref.judge(both, 1.0, stable=True, trail=[after_x, both])
+    ref.judge(after_x, 0.9, stable=False)
+    ref.judge(both, 1.0, stable=True)
     assert events == [Moved(1.0, 0, ("c3",), 1), Moved(1.0, 1, ("a3",), 2)]
 
 
 def test_an_unwitnessed_fast_reply_that_two_orders_explain_is_not_guessed():
     ref, profile, events = referee()
-    ref.judge(profile.render(position("c3", "a3")), 1.0, stable=True, trail=[])
+    ref.judge(profile.render(position("c3", "a3")), 1.0, stable=True)
     assert isinstance(events[-1], Illegal)
     assert ref.position == position()
 
 
-def test_where_pieces_differ_a_fast_reply_needs_no_witness():
-    ref, profile, events = referee(R1)
+def test_a_fast_reply_whose_frames_show_the_wrong_order_is_refused():
+    ref, profile, events = referee(R1)  # r1: X and O differ, so only the order is in doubt
+    o_first = profile.render(position("c3", "a3")) & ~profile.sensors.cell_masks[(4, 4)]
+    ref.judge(o_first, 0.9, stable=False)  # O's piece on a3 (board e7) before X's on c3
     ref.judge(profile.render(position("c3", "a3")), 1.0, stable=True)
-    assert [e.actions for e in events] == [("c3",), ("a3",)]
+    assert not any(isinstance(e, Moved) for e in events)
+    assert isinstance(events[-1], Illegal)
+
+
+def test_a_fast_reply_to_a_winning_move_leaves_the_win_and_a_piece_to_clear():
+    ref, profile, events = referee()
+    for n, cell in enumerate(["a1", "b1", "a2", "b2"], start=1):
+        ref.judge(profile.render(position(*["a1", "b1", "a2", "b2"][:n])), float(n), True)
+    win = position("a1", "b1", "a2", "b2", "a3")
+    ref.judge(profile.render(win), 4.9, stable=False)
+    reply = profile.render(win) | 1 << MINI.sensor_bit[((2, 2), "s")]
+    reply &= ~(1 << MINI.sensor_bit[(Slot("B", 3), "")])
+    ref.judge(reply, 5.0, stable=True)
+    assert events[-1] == GameOver(5.0, (0,), ("X",), "three in a row", ("a1", "a2", "a3"))
+    assert ref.status.phase == OVER and ref.status.difference.remove[0] == (2, 2)
 
 
 def test_a_win_lights_the_line_and_resetting_the_board_starts_again():
@@ -160,7 +178,8 @@ def test_a_win_lights_the_line_and_resetting_the_board_starts_again():
     assert over == GameOver(5.0, (0,), ("X",), "three in a row", ("a1", "a2", "a3"))
     assert ref.status.phase == OVER and ref.status.win == ((0, 0), (0, 1), (0, 2))
     ref.judge(profile.render(position("a1")), 6.0, stable=True)  # clearing the board
-    assert ref.status.phase == OVER
+    assert ref.status.phase == CLEARING and isinstance(events[-1], Clear)
+    assert not any(isinstance(e, Illegal | TakenBack) for e in events)
     ref.judge(profile.render(position()), 7.0, stable=True)
     assert isinstance(events[-1], GameStarted)
     assert ref.position == position()

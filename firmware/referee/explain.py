@@ -1,0 +1,28 @@
+"""Why a board is refused, in the game's words, where the board shows what the hand tried."""
+
+from __future__ import annotations
+
+from magboard.firmware.games import State
+from magboard.firmware.profiles import Difference, Profile
+from magboard.hardware.spec import Slot, place_label
+
+
+def explain(profile: Profile, position: State, difference: Difference) -> str:
+    """When the board shows one piece taken from a sensed supply and put on one cell: the
+    placement the hand tried, refused by the rules. Otherwise a general word."""
+    cells = [p for p in difference.remove if not isinstance(p, Slot)]
+    emptied = {p for p, _ in difference.put_back if isinstance(p, Slot)}
+    supplies = [s for s in profile.supplies if emptied & set(s.slots)]
+    if len(cells) == 1 and len(supplies) == 1 and len(difference.put_back) == 1:
+        supply, mover = supplies[0], position.to_move
+        if len(supply.kinds) == 1:
+            kind = supply.kinds[0]
+            if kind.owner is not None and kind.owner != mover:
+                seats = profile.game.seats
+                return f"that is {seats[kind.owner]}'s piece, and {seats[mover]} is to move"
+            tried = profile.placement(position, kind, cells[0])
+            if tried is None:
+                return f"{place_label(cells[0])} is outside the game's area"
+            if not position.is_legal(tried):
+                return position.why_illegal(tried)
+    return "no legal move gives this board"

@@ -1,0 +1,136 @@
+"""Judging by difference: which readings of the turn explain a stable frame.
+
+Nothing is built when a turn starts. When the board settles, the cells that changed since the
+turn began (in any frame the board passed through, not only the last) pick the candidate
+actions: an action that changes a cell the board never saw change cannot have been made. Only
+those are applied and rendered, action by action, so the cost follows what the hands did, not
+how many continuations the turn has (Lance Assembly's have tens of thousands).
+
+A reply made before the board settled is the same search carried across the turn boundary. A
+turn that ends the game is not carried across: what came after it is only something to clear.
+Every search is bounded in nodes and in time; past the bound the board asks for the position
+to be put back rather than freeze.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+
+from magboard.firmware.games import PASS, Action, Cell, State
+from magboard.firmware.profiles import Profile
+
+MAX_NODES = 4000
+"""Positions one search may expand: far above what a turn's changed cells allow in any game
+here, so only a board far from every legal reading meets it."""
+MAX_SECONDS = 0.05
+"""Computing time one search may take before the board gives up and asks for a put-back."""
+
+
+class SearchLimitError(RuntimeError):
+    """The board changed in too many places to be read within the bounds."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way the hands may have got from the turn's start to the frame."""
+
+    state: State
+    actions: tuple[Action, ...]
+    """The actions of its own turn, from that turn's start."""
+    complete: bool
+    """Its turn is over (or the game is)."""
+    start: State
+    """Where its own turn began."""
+    previous: Reading | None = None
+    """For a reply made before the board settled: the first turn (this one is the reply)."""
+
+    @property
+    def turns(self) -> tuple[Reading, ...]:
+        return (self,) if self.previous is None else (*self.previous.turns, self)
+
+
+@dataclass(frozen=True)
+class Found:
+    exact: tuple[Reading, ...]
+    """Readings whose position shows the frame exactly."""
+    endings: tuple[Reading, ...]
+    """Complete first turns that end the game, whatever else the frame shows."""
+
+
+def forced_passes(state: State) -> State:
+    """A player with no legal placement passes at once (Tic-Tac-Cap): nothing to see."""
+    while state.outcome() is None and state.legal_actions() == (PASS,):
+        state = state.apply(PASS)
+    return state
+
+
+class Matcher:
+    def __init__(
+        self,
+        profile: Profile,
+        *,
+        max_nodes: int = MAX_NODES,
+        max_seconds: float = MAX_SECONDS,
+        timer: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.profile = profile
+        self.max_nodes = max_nodes
+        self.max_seconds = max_seconds
+        self.timer = timer
+
+    def game_cells(self, spots: Collection[Cell | str]) -> frozenset[Cell]:
+        """The game cells under the board cells among `spots` (supplies left out)."""
+        to_game = self.profile.to_game
+        cells = (to_game(s) for s in spots if not isinstance(s, str))
+        return frozenset(c for c in cells if c is not None)
+
+    def search(self, start: State, frame: int, changed: frozenset[Cell], *, across: bool) -> Found:
+        """Readings from `start` (a turn's start) to the canonical `frame`, using only actions
+        that touch the game cells in `changed`; with `across`, also a complete turn followed
+        by a reply."""
+        render = self.profile.render
+        deadline = self.timer() + self.max_seconds
+        exact: list[Reading] = []
+        endings: list[Reading] = []
+        origin = Reading(start, (), False, start)
+        pending: list[Reading] = [origin]
+        expanded = {start}
+        nodes = 0
+        while pending:
+            node = pending.pop()
+            nodes += 1
+            if nodes > self.max_nodes or self.timer() > deadline:
+                raise SearchLimitError(
+                    f"more than {self.max_nodes} positions or {self.max_seconds * 1000:g} ms"
+                )
+            for action in node.state.actions_within(changed):
+                after = node.state.apply(action)
+                done = after.turn != node.start.turn or after.outcome() is not None
+                reading = Reading(after, (*node.actions, action), done, node.start, node.previous)
+                if render(after) == frame:
+                    exact.append(reading)
+                if not done:
+                    if after not in expanded:
+                        expanded.add(after)
+                        pending.append(reading)
+                    continue
+                if node.previous is not None:
+                    continue
+                if after.outcome() is not None:
+                    endings.append(reading)
+                elif across and not after.obligations:
+                    following = forced_passes(after)
+                    if following.outcome() is None and following not in expanded:
+                        expanded.add(following)
+                        pending.append(Reading(following, (), False, following, reading))
+        return Found(tuple(exact), tuple(endings))
+
+
+def distinct(readings: Sequence[Reading]) -> list[Reading]:
+    """One reading per final position (two orders of the same actions are one reading)."""
+    found: dict[object, Reading] = {}
+    for reading in readings:
+        found.setdefault(reading.state.key(), reading)
+    return list(found.values())

@@ -1,0 +1,64 @@
+"""What the referee wants the board to show, and its translation into the lights' view."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from magboard.firmware.lights import View
+from magboard.firmware.profiles import Difference
+from magboard.hardware.spec import Place
+
+
+class Phase(StrEnum):
+    PLAY = "play"
+    """The board shows the game's position (or a legal prefix of the turn)."""
+    IN_HAND = "in-hand"
+    """Pieces lifted, nothing put down: show where they may go."""
+    ILLEGAL = "illegal"
+    """No legal reading: show what to remove and put back."""
+    OBLIGATION = "obligation"
+    """The rules need something done by hand before the next turn."""
+    OVER = "over"
+    """The game has ended and the board still shows its end."""
+    CLEARING = "clearing"
+    """Between games: show what is left to clear for the next one to start."""
+
+
+@dataclass(frozen=True)
+class Status:
+    phase: Phase
+    since: float
+    to_move: int | None
+    targets: frozenset[Place] = frozenset()
+    last_move: frozenset[Place] = frozenset()
+    last_mover: int | None = None
+    difference: Difference = field(default_factory=Difference)
+    obligation: frozenset[Place] = frozenset()
+    win: tuple[Place, ...] = ()
+    winners: tuple[int, ...] = ()
+    draw: bool = False
+
+    def view(self, players: int, fault: bool) -> View:
+        """The lights' view: what is true now, for the lights to draw in their own language."""
+        difference = self.difference
+        seat = self.to_move or 0
+        return View(
+            players=players,
+            to_move=self.to_move,
+            targets=self.targets if self.phase == Phase.IN_HAND else frozenset(),
+            last_move=self.last_move if self.last_mover is not None else frozenset(),
+            last_mover=self.last_mover,
+            error=frozenset(difference.remove) if self.phase == Phase.ILLEGAL else frozenset(),
+            remove=frozenset(difference.remove),
+            put_back=frozenset(
+                (place, owner if owner is not None else seat)
+                for place, owner in difference.put_back
+            ),
+            obligation=self.obligation,
+            win=self.win if self.winners and self.phase == Phase.OVER else (),
+            winner=self.winners[0] if self.winners and self.phase == Phase.OVER else None,
+            draw=self.draw and self.phase == Phase.OVER,
+            since=self.since,
+            fault=fault,
+        )
