@@ -158,8 +158,9 @@ def test_a_fast_reply_whose_frames_show_the_wrong_order_is_refused():
 
 def test_a_fast_reply_to_a_winning_move_leaves_the_win_and_a_piece_to_clear():
     ref, profile, events = referee()
-    for n, cell in enumerate(["a1", "b1", "a2", "b2"], start=1):
-        ref.judge(profile.render(position(*["a1", "b1", "a2", "b2"][:n])), float(n), True)
+    moves = ["a1", "b1", "a2", "b2"]
+    for n in range(1, 5):
+        ref.judge(profile.render(position(*moves[:n])), float(n), stable=True)
     win = position("a1", "b1", "a2", "b2", "a3")
     ref.judge(profile.render(win), 4.9, stable=False)
     reply = profile.render(win) | 1 << MINI.sensor_bit[((2, 2), "s")]
