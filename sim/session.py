@@ -13,17 +13,23 @@ from magboard.firmware.app.loop import BoardLoop
 from magboard.firmware.events import Event
 from magboard.firmware.games import Action, State, get_game
 from magboard.firmware.journal import Journal
-from magboard.firmware.profiles import PieceKind, Profile, Step, profile_for
+from magboard.firmware.profiles import PieceKind, Profile, Spot, Step, profile_for
 from magboard.firmware.referee import Referee
-from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, load_board
+from magboard.hardware.spec import BoardSpec, Cell, load_board
 
 from .board import SimBoard
 from .clock import VirtualClock
-from .world import Piece, World
+from .world import Direction, Piece, World
 from .world import PieceKind as WorldKind
 
 PLAYER_COLOURS = ((40, 90, 255), (255, 120, 20), (0, 200, 80), (220, 0, 200))
 NEUTRAL = (200, 200, 200)
+DIRECTIONS: dict[tuple[int, int], Direction] = {
+    (1, 0): "right",
+    (-1, 0): "left",
+    (0, 1): "up",
+    (0, -1): "down",
+}
 HAND_PAUSE = 0.4
 """Seconds between lifting a piece and putting it down, and after a move, in simulated play."""
 
@@ -92,32 +98,43 @@ class SimSession:
     # Playing by hand, physically.
 
     def perform(self, action: Action, pause: float = HAND_PAUSE) -> None:
-        """A hand makes `action` on the board, a step at a time, in virtual time."""
-        for step in self.profile.plan(self.referee.position, action):
-            piece = self.world.lift(self.source_of(step))
+        """A hand makes `action` on the board, a step at a time, in virtual time: pieces lifted
+        and put down one by one, then a slid group pushed along together."""
+        steps = self.profile.plan(self.referee.position, action)
+        for step in steps:
+            if step.slide:
+                continue
+            piece = self._take(step.source)
             self.run_for(pause / 2)
-            self.world.put(self.target_of(step, piece), piece)
+            self._give(step.target, piece)
             self.run_for(pause / 2)
+        slid = [step for step in steps if step.slide]
+        if slid:
+            direction, distance = _direction(slid[0])
+            end = self.world.slide_group([s.source for s in slid], direction, distance)
+            self.run_until(end + pause / 2)
 
-    def source_of(self, step: Step) -> Place:
-        if not isinstance(step.source, str):
-            return step.source
-        full = [s for s in self._supply_slots(step.source) if self.world.pieces_at(s)]
+    def _take(self, spot: Spot) -> Piece:
+        if not isinstance(spot, str):
+            return self.world.lift(spot)
+        supply = self.profile.supply(spot)
+        if not supply.sensed:  # from the unsensed box: a piece no sensor saw waiting
+            return self.world.add(self.kinds[supply.kinds[0].name])
+        full = [s for s in supply.slots if self.world.pieces_at(s)]
         if not full:
-            raise ValueError(f"supply {step.source} is empty on the board")
-        return self.random.choice(full)
+            raise ValueError(f"supply {spot} is empty on the board")
+        return self.world.lift(self.random.choice(full))
 
-    def target_of(self, step: Step, piece: Piece) -> Place:
-        if not isinstance(step.target, str):
-            return step.target
-        empty = [s for s in self._supply_slots(step.target) if not self.world.pieces_at(s)]
-        return empty[0]
-
-    def _supply_slots(self, name: str) -> tuple[Slot, ...]:
-        for supply in self.profile.supplies:
-            if supply.name == name:
-                return supply.slots
-        raise KeyError(name)
+    def _give(self, spot: Spot, piece: Piece) -> None:
+        if not isinstance(spot, str):
+            self.world.put(spot, piece)
+            return
+        supply = self.profile.supply(spot)
+        if not supply.sensed:
+            self.world.put_away(piece)
+            return
+        empty = [s for s in supply.slots if not self.world.pieces_at(s)]
+        self.world.put(empty[0], piece)
 
     def board_cell(self, game_cell: Cell) -> Cell:
         return self.profile.to_board(game_cell)
@@ -151,3 +168,11 @@ class SimSession:
         session.board.dead_leds |= self.board.dead_leds  # LEDs are hardware: dead stays dead
         session.start(resume.actions if resume else ())
         return session
+
+
+def _direction(step: Step) -> tuple[Direction, int]:
+    """The way and the distance a slid piece goes."""
+    assert not isinstance(step.source, str) and not isinstance(step.target, str)
+    dx, dy = step.target[0] - step.source[0], step.target[1] - step.source[1]
+    distance = max(abs(dx), abs(dy))
+    return DIRECTIONS[(dx // distance, dy // distance)], distance

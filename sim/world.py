@@ -249,6 +249,18 @@ class World:
         self._update([place])
         return piece
 
+    def put_away(self, piece: Piece | None = None) -> Piece:
+        """Puts a held piece (by default the one picked up last) into a box off the board,
+        where no sensor sees it: it leaves the world."""
+        if piece is None:
+            if not self._hand:
+                raise WorldError("nothing in the hand to put away")
+            piece = self._hand[-1]
+        elif piece not in self._hand:
+            raise WorldError(f"piece {piece} is not in the hand")
+        self._hand.remove(piece)
+        return piece
+
     def move(self, src: Place, dst: Place) -> Piece:
         """Lift then put, at one instant."""
         if dst != src:

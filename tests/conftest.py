@@ -4,3 +4,5 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
+
+import stones  # noqa: F401  (registers the test game and its profile on mini)

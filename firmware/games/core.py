@@ -169,7 +169,8 @@ PASS = Pass()
 @dataclass(frozen=True)
 class CarryOut(Action):
     """The board shows a state's obligations done: the rules' bookkeeping follows the hands.
-    Legal only while obligations are pending; it belongs to no turn."""
+    Legal only while obligations are pending; it belongs to no turn. Games with obligations
+    read its notation, `done`."""
 
     def __str__(self) -> str:
         return "done"
@@ -270,7 +271,7 @@ class State(ABC):
 
     def parse_action(self, text: str) -> Action:
         """Reads an action in notation and checks it is legal here."""
-        action = CARRY_OUT if text.strip() == str(CARRY_OUT) else self.game.parse_action(text)
+        action = self.game.parse_action(text)
         if not self.is_legal(action):
             over = self.outcome()
             raise IllegalActionError(

@@ -134,3 +134,24 @@ def distinct(readings: Sequence[Reading]) -> list[Reading]:
     for reading in readings:
         found.setdefault(reading.state.key(), reading)
     return list(found.values())
+
+
+def explained(reading: Reading) -> frozenset[Cell]:
+    """The cells a reading's actions change for certain, over all its turns."""
+    cells: set[Cell] = set()
+    for turn in reading.turns:
+        for action in turn.actions:
+            cells |= action.touches
+    return frozenset(cells)
+
+
+def plainest(readings: Sequence[Reading], changed: frozenset[Cell]) -> list[Reading]:
+    """Of several distinct readings, those that account for every cell the board saw change,
+    if that leaves fewer: a stone placed on b1 and pushed to a1 is that, not a stone placed on
+    a1 while something brushed b1."""
+    found = distinct(readings)
+    if len(found) > 1:
+        covering = [r for r in found if explained(r) >= changed]
+        if covering:
+            return covering
+    return found

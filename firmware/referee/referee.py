@@ -38,7 +38,7 @@ from magboard.hardware.spec import Place, place_label
 from .evidence import in_order, witnessed
 from .explain import explain
 from .history import History, Turn, notation
-from .matcher import Matcher, Reading, SearchLimitError, distinct
+from .matcher import Matcher, Reading, SearchLimitError, distinct, plainest
 from .status import Phase, Status
 
 TRAIL_LIMIT = 400
@@ -210,8 +210,9 @@ class Referee:
         except SearchLimitError as error:
             self._illegal(raw, now, f"too much changed at once to read ({error}): put it back")
             return
-        single = distinct(
-            [r for r in found.exact if r.previous is None and in_order(profile, trail, r)]
+        single = plainest(
+            [r for r in found.exact if r.previous is None and in_order(profile, trail, r)],
+            changed,
         )
         if len(single) > 1:
             shown = ", ".join(" ".join(notation(r.actions)) for r in single)
@@ -230,13 +231,14 @@ class Referee:
             [r for r in found.exact if r.previous is not None],
             list(found.endings),
         ):
-            readings = distinct(
+            readings = plainest(
                 [
                     r
                     for r in candidates
                     if witnessed(profile, trail, trail[0], r.turns[0])
                     and in_order(profile, trail, r)
-                ]
+                ],
+                changed,
             )
             if len(readings) == 1:
                 for turn in readings[0].turns:

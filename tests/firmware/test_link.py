@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import pytest
 import serial
-from stones import StonesState, stones_profile
+from stones import StonesState, stones, stones_profile
 
 from magboard.firmware import cli
 from magboard.firmware.app.link import LinkURLError, SerialLink
@@ -260,9 +260,9 @@ def stones_board():
     profile = stones_profile(MINI)
     board = SimBoard(MINI)
     world = World(board, 0)
-    for kind in profile.kinds:
-        for slot in range(1, 5):
-            world.add(WorldKind(kind.name, kind.signature), Slot(kind.name, slot))
+    a_stone = profile.kinds[0]  # B's stones wait in a box no sensor sees
+    for slot in range(1, 5):
+        world.add(WorldKind(a_stone.name, a_stone.signature), Slot("A", slot))
     events: list[Event] = []
     loop = BoardLoop(board, Referee(profile, StonesState(), events.append), [events.append])
     link = SerialLink("pty", loop)
@@ -277,7 +277,7 @@ def test_a_virtual_press_ends_a_partial_turn_as_the_button_does(how):
     try:
         world.move(Slot("A", 1), (0, 0))
         loop.run_until(loop.board.clock.now() + 1.0)
-        assert [e for e in events if isinstance(e, Partial)][-1].actions == ("s0",)
+        assert [e for e in events if isinstance(e, Partial)][-1].actions == ("a1",)
         if how == "virtual":
             host.command(do="press", button="seat-1")
         else:
@@ -293,11 +293,11 @@ def test_a_virtual_press_ends_a_partial_turn_as_the_button_does(how):
         after = [e for e in events if not isinstance(e, LedFrame)][-3:]
         assert [without_time(e) for e in after] == [
             without_time(ButtonPressed(0, "seat-1", True)),
-            without_time(Moved(0, 0, ("s0", "end"), 1)),
+            without_time(Moved(0, 0, ("a1", "end"), 1)),
             without_time(ButtonPressed(0, "seat-1", False)),
         ]
-        assert loop.referee.position == StonesState((1, 0, 0, 0), 1, 1)
-        assert [e.actions for e in host.events if isinstance(e, Moved)] == [("s0", "end")]
+        assert loop.referee.position == stones("a1", "end")
+        assert [e.actions for e in host.events if isinstance(e, Moved)] == [("a1", "end")]
     finally:
         host.close()
         link.close()

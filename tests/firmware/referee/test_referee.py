@@ -7,19 +7,29 @@ from stones import StonesState, stones, stones_profile
 
 from magboard.firmware.events import (
     Clear,
+    Fulfilled,
     GameOver,
     GameStarted,
     Illegal,
     InHand,
     Mismatch,
     Moved,
+    Obligation,
     Partial,
     Restored,
     TakenBack,
 )
 from magboard.firmware.games import State, get_game
 from magboard.firmware.profiles import profile_for
-from magboard.firmware.referee import CLEARING, ILLEGAL, IN_HAND, OVER, PLAY, Referee
+from magboard.firmware.referee import (
+    CLEARING,
+    ILLEGAL,
+    IN_HAND,
+    OBLIGATION,
+    OVER,
+    PLAY,
+    Referee,
+)
 from magboard.hardware.spec import Slot, load_board
 
 MINI = load_board("mini")
@@ -205,29 +215,60 @@ def stones_referee():
 
 def test_a_partial_turn_waits_and_the_seat_button_ends_it():
     ref, profile, events = stones_referee()
-    ref.judge(profile.render(stones(0)), 1.0, stable=True)
-    assert events[-1] == Partial(1.0, 0, ("s0",))
+    ref.judge(profile.render(stones("a1")), 1.0, stable=True)
+    assert events[-1] == Partial(1.0, 0, ("a1",))
     ref.press("seat-2", 1.5)  # not the mover's button
     assert isinstance(events[-1], Partial)
     ref.press("seat-1", 2.0)
-    assert events[-1] == Moved(2.0, 0, ("s0", "end"), 1)
-    ref.judge(profile.render(stones(0, -1, 1, 2)), 3.0, stable=True)
-    assert isinstance(events[-1], Moved), "two actions without a pause"
-    assert sorted(events[-1].actions) == ["s1", "s2"]
+    assert events[-1] == Moved(2.0, 0, ("a1", "end"), 1)
+
+
+def test_a_place_and_a_push_without_a_pause_are_one_turn():
+    ref, profile, events = stones_referee()
+    ref.judge(profile.render(stones("b1", "end")), 1.0, stable=True)
+    ref.judge(profile.render(stones("b1", "end", "a1")), 1.5, stable=False)
+    ref.judge(profile.render(stones("b1", "end", "a1", "a1>2")), 2.0, stable=True)
+    assert events[-1] == Moved(2.0, 1, ("a1", "a1>2"), 2)
+
+
+def test_a_press_judges_the_board_before_it_ends_the_turn():
+    ref, profile, events = stones_referee()
+    ref.press("seat-1", 1.0, profile.render(stones("c3")))  # pressed as the stone lands
+    assert [type(e) for e in events[-2:]] == [Partial, Moved]
+    assert events[-1].actions == ("c3", "end")
+
+
+def test_a_capture_is_blinked_until_the_board_shows_it_carried_out():
+    ref, profile, events = stones_referee()
+    played: list[str] = []
+    for t, (cell, seat) in enumerate([("a1", "seat-1"), ("b1", "seat-2"), ("c1", "seat-1")]):
+        played.append(cell)
+        ref.judge(profile.render(stones(*played)), t + 0.5, stable=True)
+        ref.press(seat, t + 0.8)
+        played.append("end")
+    assert events[-1] == Obligation(2.8, 0, "return the captured stones to B's supply", ("b1",))
+    assert ref.status.phase == OBLIGATION and ref.status.obligation == {(1, 0)}
+    b_on_c3 = profile.render(ref.position) | 1 << MINI.sensor_bit[((2, 2), "m")]
+    ref.judge(b_on_c3, 3.0, stable=True)
+    assert ref.status.phase == OBLIGATION, "the next turn waits for the capture"
+    done = stones(*played, "done")
+    ref.judge(profile.render(done), 4.0, stable=True)
+    assert isinstance(events[-1], Fulfilled) and ref.position == done
+    assert ref.played == (*played, "done")
 
 
 def test_a_partial_turn_can_be_redone_before_it_ends():
     ref, profile, events = stones_referee()
-    ref.judge(profile.render(stones(0)), 1.0, stable=True)
+    ref.judge(profile.render(stones("a1")), 1.0, stable=True)
     ref.judge(profile.render(stones()), 2.0, stable=True)
     assert ref.position == stones()
-    ref.judge(profile.render(stones(3)), 3.0, stable=True)
-    assert events[-1] == Partial(3.0, 0, ("s3",))
+    ref.judge(profile.render(stones("c3")), 3.0, stable=True)
+    assert events[-1] == Partial(3.0, 0, ("c3",))
 
 
 def test_new_button_starts_over():
     ref, profile, events = stones_referee()
-    ref.judge(profile.render(stones(0)), 1.0, stable=True)
+    ref.judge(profile.render(stones("a1")), 1.0, stable=True)
     ref.press("new", 2.0)
     assert isinstance(events[-1], GameStarted)
     assert ref.position == stones()
