@@ -97,16 +97,19 @@ class SimSession:
 
     # Playing by hand, physically.
 
-    def perform(self, action: Action, pause: float = HAND_PAUSE) -> None:
+    def perform(
+        self, action: Action, pause: float = HAND_PAUSE, state: State | None = None
+    ) -> None:
         """A hand makes `action` on the board, a step at a time, in virtual time: pieces lifted
-        and put down one by one, then a slid group pushed along together."""
-        steps = self.profile.plan(self.referee.position, action)
+        and put down one by one, then a slid group pushed along together. It is made from the
+        referee's position, or from `state` where the hands are ahead of the board."""
+        steps = self.profile.plan(state or self.referee.position, action)
         for step in steps:
             if step.slide:
                 continue
-            piece = self._take(step.source)
+            piece = self.take(step.source)
             self.run_for(pause / 2)
-            self._give(step.target, piece)
+            self.give(step.target, piece)
             self.run_for(pause / 2)
         slid = [step for step in steps if step.slide]
         if slid:
@@ -114,7 +117,8 @@ class SimSession:
             end = self.world.slide_group([s.source for s in slid], direction, distance)
             self.run_until(end + pause / 2)
 
-    def _take(self, spot: Spot) -> Piece:
+    def take(self, spot: Spot) -> Piece:
+        """A hand picks a piece up from a cell or a supply (a random full slot of it)."""
         if not isinstance(spot, str):
             return self.world.lift(spot)
         supply = self.profile.supply(spot)
@@ -125,7 +129,8 @@ class SimSession:
             raise ValueError(f"supply {spot} is empty on the board")
         return self.world.lift(self.random.choice(full))
 
-    def _give(self, spot: Spot, piece: Piece) -> None:
+    def give(self, spot: Spot, piece: Piece) -> None:
+        """A hand puts a held piece on a cell, or back in a supply (its first free slot)."""
         if not isinstance(spot, str):
             self.world.put(spot, piece)
             return

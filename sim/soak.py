@@ -1,22 +1,29 @@
-"""`magboard soak`: many random games in the simulator, with mistakes, bumps, noise and faults.
+"""`magboard soak`: many random games in the simulator, played as quick, careless people play.
 
 Every game is played physically on a fresh simulated board (world, emulated electronics, the real
-drivers, referee and lights), in virtual time. Before most legal moves something else may happen
-first, drawn from one seeded random so a run repeats exactly:
+drivers, referee and lights), in virtual time, with a journal. Before most legal moves something
+else may happen first, drawn from one seeded random so a run repeats exactly:
 
 - a mistake, then its correction: a piece from the wrong tray onto a free cell, a piece put on an
   occupied cell, a placed piece moved to another cell, a piece put down outside the game's area.
-  Only mistakes the sensors can see are made (a piece stacked on one whose magnets trip the same
-  channels changes nothing the board can read). The board must say `illegal` once it settles,
-  then `restored` once the piece is back where it came from;
-- a bump: a piece nudged to a neighbouring cell and straight back, well within the settle time:
-  the board must neither accept a move nor call it a mistake;
-- a burst of sensor noise (blips far shorter than the debounce time) while the next move is made;
-- a burst of I2C errors on a random expander, or an expander that resets itself, either while
-  the board is quiet or just before the next move: the board must report a fault and carry on.
+  Only mistakes the sensors can see are made. The board must say `illegal` once it settles, then
+  `restored` once the piece is back where it came from;
+- a knock: a placed piece slid onto a free neighbouring square and left there: `illegal`, then
+  slid back: `restored`;
+- a bump: a piece nudged to a neighbouring cell and straight back, within the settle time: the
+  board must neither accept a move nor call it a mistake;
+- a burst of sensor noise, a burst of I2C errors, an expander that resets itself;
+- a fast reply: the next player moves before the board has settled on the move before (also
+  right after a winning move: then the win stands and the reply is only something to clear);
+- a takeback: the move just accepted is put back by hand, and another is made;
+- a power cut while a piece is in the hand: the board restarts from its journal, and the piece
+  goes down as the move;
+- a quick press: the seat button pressed the moment the piece lands, before the board settles.
 
 Then the legal move is made by hand, and the board must accept exactly that move (compared by
-player and actions in notation) before the next thing happens.
+player and actions in notation) before the next thing happens. After the game the board is
+cleared, piece by piece or with `new` pressed while pieces are still on it, and the board must
+start the next game only once it is clear, and accept its first move.
 """
 
 from __future__ import annotations
@@ -24,16 +31,21 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from magboard.firmware.app.errors import CommandError
 from magboard.firmware.events import (
+    Clear,
     Event,
     FaultSurvived,
+    Fulfilled,
     GameOver,
+    GameStarted,
     Illegal,
     LedFrame,
     Moved,
@@ -41,7 +53,7 @@ from magboard.firmware.events import (
     Restored,
     TakenBack,
 )
-from magboard.firmware.games import PASS, Action, Game, State, get_game
+from magboard.firmware.games import CARRY_OUT, END_TURN, PASS, Action, Game, State, get_game
 from magboard.firmware.profiles import Profile
 from magboard.firmware.referee import SearchLimitError
 from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, load_board
@@ -65,10 +77,22 @@ I2C_BURST = (1, 8)
 """Failed transactions in a burst of I2C errors on one expander."""
 
 P_MISTAKE = 0.12
+P_KNOCK = 0.06
 P_BUMP = 0.12
 P_NOISE = 0.10
 P_I2C = 0.08
 P_RESET = 0.05
+P_FAST_REPLY = 0.15
+P_WIN_REPLY = 0.6
+"""Of winning moves: the other player puts a piece down before the board settled."""
+P_TAKEBACK = 0.06
+P_POWER_CUT = 0.04
+P_QUICK_PRESS = 0.5
+"""Of turns that may end with the seat button: ended by a press as the last piece lands."""
+P_NEW_WITH_PIECES = 0.5
+"""Of cleared boards: `new` pressed while pieces are still on the board."""
+FAST = 0.1
+"""Seconds a quick hand takes to lift a piece and put it down."""
 
 _REFEREE_EVENTS = (Moved, Partial, TakenBack, Illegal, Restored)
 
@@ -94,14 +118,15 @@ class Tally:
     missed: int = 0
     """Legal actions performed that the board did not accept before the next action."""
     false_accepts: int = 0
-    """Moves the board accepted that were not the one performed, or during a mistake, a bump or
-    a fault."""
+    """Moves the board accepted that were not the one performed, or during a mistake, a knock,
+    a bump, a fault, a takeback or the clearing of the board."""
     illegal_made: int = 0
     illegal_caught: int = 0
     recovered: int = 0
-    """Mistakes after which the board said `restored` and was back in the game's position."""
+    """Mistakes and knocks after which the board said `restored` and was back in the game."""
     false_alarms: int = 0
     """`illegal` events where no mistake was made."""
+    knocks: int = 0
     bumps: int = 0
     noise_bursts: int = 0
     noise_blips: int = 0
@@ -109,6 +134,22 @@ class Tally:
     faults_survived: int = 0
     """Injected faults the board reported, after which it accepted the next move correctly."""
     fault_events: int = 0
+    fast_replies: int = 0
+    """Two turns made without the board settling between them."""
+    win_replies: int = 0
+    """A piece put down by the loser right after a winning move."""
+    takebacks: int = 0
+    taken_back: int = 0
+    """Takebacks the board carried out exactly."""
+    power_cuts: int = 0
+    """Restarts with a piece in the hand; the move was then accepted (or counted missed)."""
+    quick_presses: int = 0
+    boards_cleared: int = 0
+    new_with_pieces: int = 0
+    """Of the cleared boards, those where `new` was pressed with pieces left on them."""
+    clears_ok: int = 0
+    """Cleared boards after which the next game started, with nothing left over counted as a
+    move, and its first move was accepted."""
     led_frames: int = 0
     virtual_seconds: float = 0.0
     wall_seconds: float = 0.0
@@ -128,6 +169,10 @@ class Tally:
             problems.append(f"{self.illegal_made - self.recovered} mistakes not recovered")
         if self.false_alarms:
             problems.append(f"{self.false_alarms} false alarms")
+        if self.taken_back != self.takebacks:
+            problems.append(f"{self.takebacks - self.taken_back} takebacks not carried out")
+        if self.clears_ok != self.boards_cleared:
+            problems.append(f"{self.boards_cleared - self.clears_ok} boards cleared wrongly")
         if self.aborted:
             problems.append(f"{self.aborted} games aborted")
         return problems
@@ -145,8 +190,12 @@ class Tally:
         return data
 
 
+Expected = tuple[str, int, tuple[str, ...]]
+"""What the board must answer: ("move" | "partial" | "fulfilled", player, actions)."""
+
+
 class GameSoak:
-    """One game on a fresh simulated board, with trouble mixed in."""
+    """One game on a fresh simulated board, with trouble mixed in, then the board cleared."""
 
     def __init__(
         self,
@@ -155,28 +204,24 @@ class GameSoak:
         options: dict[str, Any],
         seed: int,
         tally: Tally,
+        journal: Path,
     ) -> None:
         self.rng = random.Random(seed)
         self.tally = tally
-        self.session = SimSession(spec, game.name, options, seed=seed)
+        self.seed = seed
+        self.session = SimSession(spec, game.name, options, seed=seed, journal=journal)
         self.profile: Profile = self.session.profile
         self.world = self.session.world
         self.clock = self.session.clock
         self.spec = spec
         self.state: State = self.session.initial
         """The game as played by hand: what the board should agree with."""
-        self.turn_start: State = self.state
         self.turn_actions: tuple[Action, ...] = ()
-        self.history: list[State] = []
-        """Positions at the start of each completed turn (what a takeback would restore)."""
+        self.last_turn: tuple[State, Action] | None = None
+        """The last complete turn, where a hand can undo it: its start and its one action."""
         self._cursor = 0
-        area = self._area()
-        self.area = area
-        self.outside = [cell for cell in spec.cells if cell not in set(area)]
-
-    def _area(self) -> list[Cell]:
-        width, height = self.profile.game.board
-        return [self.profile.to_board((c, r)) for r in range(height) for c in range(width)]
+        self.area = sorted(self.profile.area)
+        self.outside = [cell for cell in spec.cells if cell not in self.profile.area]
 
     # Events.
 
@@ -184,19 +229,17 @@ class GameSoak:
         events = self.session.events
         new = events[self._cursor :]
         self._cursor = len(events)
-        leds = sum(1 for e in new if isinstance(e, LedFrame))
-        self.tally.led_frames += leds
-        faults = [e for e in new if isinstance(e, FaultSurvived)]
-        self.tally.fault_events += len(faults)
+        self.tally.led_frames += sum(1 for e in new if isinstance(e, LedFrame))
+        self.tally.fault_events += sum(1 for e in new if isinstance(e, FaultSurvived))
         return [e for e in new if not isinstance(e, LedFrame)]
 
     def _wait(self, seconds: float, until: type[Event] | None = None) -> None:
         """Lets the board run for `seconds`, or until an event of type `until` arrives."""
-        loop, clock = self.session.loop, self.clock
+        clock = self.clock
         deadline = clock.now() + seconds
         seen = len(self.session.events)
         while clock.now() < deadline:
-            loop.step(until=deadline)
+            self.session.loop.step(until=deadline)
             if until is not None:
                 events = self.session.events
                 if any(isinstance(e, until) for e in events[seen:]):
@@ -206,7 +249,7 @@ class GameSoak:
     def _unexpected(self, events: Sequence[Event]) -> None:
         """Outside a legal move: any accepted move is false, any `illegal` a false alarm."""
         for event in events:
-            if isinstance(event, Moved | Partial | TakenBack):
+            if isinstance(event, Moved | Partial | TakenBack | Fulfilled):
                 self.tally.false_accepts += 1
             elif isinstance(event, Illegal):
                 self.tally.false_alarms += 1
@@ -219,94 +262,328 @@ class GameSoak:
         session.start()
         self._wait(0.1)
         self._unexpected(self._new_events())
-        rng = self.rng
         while self.state.outcome() is None:
-            if rng.random() < P_MISTAKE:
-                self.mistake()
-            if rng.random() < P_BUMP:
-                self.bump()
-            noise = rng.random() < P_NOISE
-            fault = rng.random()
-            faulted = False
-            if fault < P_I2C + P_RESET:
-                faulted = self.fault(i2c=fault < P_I2C)
-            if noise:
-                self.noise()
             action = self._choose()
-            if action is None or not self.move(action, faulted):
+            if action is None:
                 self.tally.aborted += 1
                 break
+            if not self._turn(action):
+                self.tally.aborted += 1
+                break
+        else:
+            self.clear_board()
         self.tally.virtual_seconds += self.clock.now()
 
+    def _turn(self, action: Action) -> bool:
+        """Trouble, then `action` made by hand (perhaps quickly followed by the reply)."""
+        rng = self.rng
+        if rng.random() < P_MISTAKE:
+            self.mistake()
+        if rng.random() < P_KNOCK:
+            self.mistake(knock=True)
+        if rng.random() < P_BUMP:
+            self.bump()
+        if rng.random() < P_TAKEBACK and self.takeback():
+            action = self._choose()
+            if action is None:
+                return False
+        noise = rng.random() < P_NOISE
+        fault = rng.random()
+        faulted = False
+        if fault < P_I2C + P_RESET:
+            faulted = self.fault(i2c=fault < P_I2C)
+        if noise:
+            self.noise()
+        if action == CARRY_OUT:  # an obligation: the board follows the hands, no more
+            return self.move(action, faulted)
+        if not faulted and rng.random() < P_POWER_CUT and self._one_step(action):
+            return self.power_cut(action)
+        if not faulted and rng.random() < P_FAST_REPLY and self._one_step(action):
+            if self.state.apply(action).outcome() is not None:
+                return self.win_reply(action)
+            reply = self._reply_to(action)
+            if reply is not None:
+                return self.fast_reply(action, reply)
+        return self.move(action, faulted)
+
     def _choose(self) -> Action | None:
-        """A random legal action a hand can make (the rules pass for a player who cannot)."""
+        """A random legal action a hand or a button can make (passes are the board's own)."""
         state = self.state
-        physical = [a for a in state.legal_actions() if self.profile.plan(state, a)]
-        return self.rng.choice(physical) if physical else None
+        actions = [a for a in state.legal_actions() if a == END_TURN or self.profile.plan(state, a)]
+        return self.rng.choice(actions) if actions else None
+
+    def _one_step(self, action: Action) -> bool:
+        steps = self.profile.plan(self.state, action)
+        return len(steps) == 1 and not steps[0].slide
 
     # The legal move.
 
-    def move(self, action: Action, faulted: bool) -> bool:
-        """Performs `action` by hand and checks the board accepts exactly it; False if the board
-        and the game went apart."""
+    def move(self, action: Action, faulted: bool = False) -> bool:
+        """Performs `action` by hand (or its button) and checks the board accepts exactly it;
+        False if the board and the game went apart."""
+        before = self.state
         expected = self._expect(action)
-        self.session.perform(action, pause=HAND_PAUSE)
-        self._wait(ACCEPT_WAIT, until=Moved if expected[0][0] == "move" else Partial)
+        if action == END_TURN:
+            self._press_end()
+            self._wait(ACCEPT_WAIT, until=_EVENT_OF[expected[-1][0]])
+            ok = self._check(expected)
+        elif (
+            expected[0][0] == "partial"
+            and self.state.can_end_turn
+            and self.rng.random() < P_QUICK_PRESS / 2
+        ):
+            self.session.perform(action, pause=HAND_PAUSE / 2)
+            ok = self._quick_press(expected)
+        else:
+            self.session.perform(action, pause=HAND_PAUSE)
+            self._wait(ACCEPT_WAIT, until=_EVENT_OF[expected[-1][0]])
+            ok = self._check(expected)
+        if faulted:
+            self.tally.faults_survived += ok and self._fault_seen
+        self._fault_seen = False
+        self._remember(before, action, expected)
+        return ok and self._agree()
+
+    def _press_end(self) -> None:
+        self.world.press(f"seat-{self._mover + 1}")
+
+    @property
+    def _mover(self) -> int:
+        return self.session.referee.turn_start.to_move
+
+    def _quick_press(self, partial: list[Expected]) -> bool:
+        """The seat button pressed as the piece lands, before the board settled."""
+        self.tally.quick_presses += 1
+        self.world.press(f"seat-{self._mover + 1}")
+        ended = self._expect(END_TURN)
+        self._wait(ACCEPT_WAIT, until=_EVENT_OF[ended[-1][0]])
+        return self._check(partial + ended)
+
+    def _check(self, expected: list[Expected]) -> bool:
+        """Counts what the board answered against what was made."""
         tally = self.tally
         tally.moves += 1
         events = self._new_events()
-        accepted = [
-            ("move" if isinstance(e, Moved) else "partial", e.player, e.actions)
-            for e in events
-            if isinstance(e, Moved | Partial)
-        ]
+        answers = [_answer(e) for e in events if isinstance(e, Moved | Partial | Fulfilled)]
         remaining = list(expected)
-        for item in accepted:
+        for item in answers:
             if remaining and item == remaining[0]:
                 remaining.pop(0)
             else:
                 tally.false_accepts += 1
         if remaining:
             tally.missed += 1
-        elif len(accepted) == len(expected):
+        elif len(answers) == len(expected):
             tally.accepted += 1
         tally.false_alarms += sum(1 for e in events if isinstance(e, Illegal))
         tally.false_accepts += sum(1 for e in events if isinstance(e, TakenBack))
-        if faulted:
-            seen = self._fault_seen or any(isinstance(e, FaultSurvived) for e in events)
-            survived = seen and not remaining and len(accepted) == len(expected)
-            tally.faults_survived += survived
-        self._fault_seen = False
+        self._fault_seen = self._fault_seen or any(isinstance(e, FaultSurvived) for e in events)
+        self._count_result(events)
+        return not remaining and len(answers) == len(expected)
+
+    def _count_result(self, events: Sequence[Event]) -> None:
         over = self.state.outcome()
-        if over is not None:
-            ends = [e for e in events if isinstance(e, GameOver)]
-            if ends and ends[-1].winners == over.winners:
-                tally.finished += 1
-                if over.winners:
-                    name = self.profile.game.seats[over.winners[0]]
-                    tally.wins[name] = tally.wins.get(name, 0) + 1
-                else:
-                    tally.draws += 1
+        if over is None:
+            return
+        ends = [e for e in events if isinstance(e, GameOver)]
+        if ends and ends[-1].winners == over.winners:
+            self.tally.finished += 1
+            if over.winners:
+                name = self.profile.game.seats[over.winners[0]]
+                self.tally.wins[name] = self.tally.wins.get(name, 0) + 1
+            else:
+                self.tally.draws += 1
+
+    def _agree(self) -> bool:
         return self.session.state == self.state
 
-    def _expect(self, action: Action) -> list[tuple[str, int, tuple[str, ...]]]:
+    def _remember(self, before: State, action: Action, expected: list[Expected]) -> None:
+        """A one-action turn with nothing after it can be taken back by hand."""
+        simple = (
+            len(expected) == 1
+            and expected[0][0] == "move"
+            and expected[0][2] == (str(action),)
+            and self._one_step_from(before, action)
+            and not self.state.obligations
+            and self.state.outcome() is None
+        )
+        self.last_turn = (before, action) if simple else None
+
+    def _one_step_from(self, state: State, action: Action) -> bool:
+        steps = self.profile.plan(state, action)
+        return len(steps) == 1 and not steps[0].slide
+
+    def _expect(self, action: Action) -> list[Expected]:
         """The referee's answers to `action`, and the game as played advances by it."""
         state, player = self.state, self.state.to_move
         after = state.apply(action)
-        self.turn_actions += (action,)
-        notation = tuple(str(a) for a in self.turn_actions)
-        if after.turn == state.turn and after.outcome() is None:
-            self.state = after
-            return [("partial", player, notation)]
-        expected = [("move", player, notation)]
-        self.history.append(self.turn_start)
+        if action == CARRY_OUT:
+            expected: list[Expected] = [("fulfilled", self._last_mover, ())]
+        else:
+            self.turn_actions += (action,)
+            notation = tuple(str(a) for a in self.turn_actions)
+            if after.turn == state.turn and after.outcome() is None:
+                self.state = after
+                return [("partial", player, notation)]
+            expected = [("move", player, notation)]
+            self._last_mover = player
+            self.turn_actions = ()
         while after.outcome() is None and after.legal_actions() == (PASS,):
             expected.append(("move", after.to_move, ("pass",)))
-            self.history.append(after)
             after = after.apply(PASS)
-        self.state = self.turn_start = after
-        self.turn_actions = ()
+        self.state = after
         return expected
+
+    _last_mover = 0
+
+    # Quick hands.
+
+    def _reply_to(self, action: Action) -> Action | None:
+        """The next player's move, if `action` completes a turn with nothing to carry out and
+        both are made by one hand movement each; None otherwise."""
+        after = self.state.apply(action)
+        if not _completes(self.state, action) or after.obligations:
+            return None
+        while after.outcome() is None and after.legal_actions() == (PASS,):
+            after = after.apply(PASS)
+        replies = [
+            a
+            for a in after.legal_actions()
+            if self._one_step_from(after, a) and _completes(after, a)
+        ]
+        return self.rng.choice(replies) if replies else None
+
+    def fast_reply(self, action: Action, reply: Action) -> bool:
+        """`action`, then the next player's `reply` before the board settled."""
+        self.tally.fast_replies += 1
+        expected = self._expect(action)
+        self.session.perform(action, pause=FAST)
+        between = self.state
+        expected += self._expect(reply)
+        self.session.perform(reply, pause=FAST, state=between)
+        self._wait(ACCEPT_WAIT, until=_EVENT_OF[expected[-1][0]])
+        self.last_turn = None
+        return self._check(expected) and self._agree()
+
+    def win_reply(self, action: Action) -> bool:
+        """A winning move, and a stray piece of the loser's put down before the board settled:
+        the win must stand, and the stray piece is only something to clear."""
+        if self.rng.random() >= P_WIN_REPLY:
+            return self.move(action)
+        loser = 1 - self.state.to_move
+        expected = self._expect(action)
+        self.session.perform(action, pause=FAST)
+        stray = self._stray_piece(loser)
+        if stray is not None:
+            self.tally.win_replies += 1
+            piece, cell = stray
+            self.world.put(cell, piece)
+        self._wait(ACCEPT_WAIT, until=GameOver)
+        return self._check(expected) and self._agree()
+
+    def _stray_piece(self, seat: int) -> tuple[Any, Cell] | None:
+        """A piece of `seat` in the hand, and a free cell of the game's area for it."""
+        free = [c for c in self.area if not self.world.pieces_at(c)]
+        supplies = [s for s in self.profile.supplies if s.owner == seat]
+        supplies = [s for s in supplies if not s.sensed or any(map(self.world.pieces_at, s.slots))]
+        if not free or not supplies:
+            return None
+        return self.session.take(self.rng.choice(supplies).name), self.rng.choice(free)
+
+    def takeback(self) -> bool:
+        """The last move put back where it came from: the board must undo exactly it."""
+        if self.last_turn is None:
+            return False
+        start, action = self.last_turn
+        (step,) = self.profile.plan(start, action)
+        self.tally.takebacks += 1
+        piece = self.session.take(step.target)
+        self._wait(HAND_PAUSE / 2)
+        self.session.give(step.source, piece)
+        self._wait(ACCEPT_WAIT, until=TakenBack)
+        events = self._new_events()
+        taken = [e for e in events if isinstance(e, TakenBack)]
+        player = start.to_move
+        if [(e.player, e.actions) for e in taken] == [(player, (str(action),))]:
+            self.tally.taken_back += 1
+        self._unexpected([e for e in events if not isinstance(e, TakenBack)])
+        self.state = start
+        self.turn_actions = ()
+        self.last_turn = None
+        return True
+
+    def power_cut(self, action: Action) -> bool:
+        """The power goes while the piece is in the hand; it goes down once the board is back."""
+        self.tally.power_cuts += 1
+        (step,) = self.profile.plan(self.state, action)
+        before = self.state
+        expected = self._expect(action)
+        piece = self.session.take(step.source)
+        self._wait(HAND_PAUSE / 2)
+        self._new_events()
+        self.session = self.session.restart(seed=self.seed)
+        self._cursor = 0
+        self._wait(HAND_PAUSE / 2)
+        self.session.give(step.target, piece)
+        self._wait(ACCEPT_WAIT, until=_EVENT_OF[expected[-1][0]])
+        ok = self._check(expected)
+        self._remember(before, action, expected)
+        return ok and self._agree()
+
+    # After the game.
+
+    def clear_board(self) -> None:
+        """The players clear the board for the next game: piece by piece, or pressing `new`
+        with pieces still on it. The next game must start only once the board is clear, and
+        take its first move."""
+        tally = self.tally
+        tally.boards_cleared += 1
+        self._wait(0.5)
+        self._new_events()
+        with_new = self.rng.random() < P_NEW_WITH_PIECES
+        cells = [c for c in self.spec.cells if self.world.pieces_at(c)]
+        self.rng.shuffle(cells)
+        pressed_at = self.rng.randrange(len(cells)) if with_new and cells else None
+        if pressed_at is not None:
+            tally.new_with_pieces += 1
+        problems = 0
+        for n, cell in enumerate(cells):
+            if n == pressed_at:
+                self.world.press("new")
+                self._wait(HAND_PAUSE)
+            while self.world.pieces_at(cell):
+                piece = self.world.lift(cell)
+                self._wait(HAND_PAUSE / 2)
+                self.session.give(self._home_of(piece), piece)
+                self._wait(HAND_PAUSE)
+        self._wait(ACCEPT_WAIT)
+        events = self._new_events()
+        started = [e for e in events if isinstance(e, GameStarted)]
+        problems += sum(1 for e in events if isinstance(e, Moved | Partial | Illegal | TakenBack))
+        if cells and not any(isinstance(e, Clear) for e in events):
+            problems += 1
+        if len(started) != 1 or self.session.state != self.session.initial:
+            problems += 1
+        self.tally.false_accepts += sum(1 for e in events if isinstance(e, Moved | Partial))
+        # The next game's first move.
+        self.state = self.session.initial
+        self.turn_actions = ()
+        first = self._choose()
+        if first is not None and not problems:
+            expected = self._expect(first)
+            self.session.perform(first, pause=HAND_PAUSE)
+            self._wait(ACCEPT_WAIT, until=_EVENT_OF[expected[-1][0]])
+            events = self._new_events()
+            answers = [_answer(e) for e in events if isinstance(e, Moved | Partial)]
+            problems += answers != expected
+        tally.clears_ok += not problems
+
+    def _home_of(self, piece: Any) -> str:
+        """The supply a piece goes back to: the one holding its kind."""
+        for supply in self.profile.supplies:
+            if any(kind.name == piece.kind.name for kind in supply.kinds):
+                return supply.name
+        raise ValueError(f"no supply holds {piece.kind.name}")
 
     # Trouble.
 
@@ -334,6 +611,14 @@ class GameSoak:
         self.tally.noise_bursts += 1
         self.tally.noise_blips += self.world.noise(rate, duration=2.0)
 
+    def _neighbours(self, cell: Cell) -> list[Cell]:
+        cells = set(self.spec.cells)
+        return [
+            (cell[0] + dx, cell[1] + dy)
+            for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
+            if (cell[0] + dx, cell[1] + dy) in cells
+        ]
+
     def bump(self) -> None:
         """A piece nudged onto a neighbouring cell and straight back."""
         world, rng = self.world, self.rng
@@ -341,44 +626,58 @@ class GameSoak:
         if not occupied:
             return
         cell = rng.choice(occupied)
-        cells = set(self.spec.cells)
-        neighbours = [
-            (cell[0] + dx, cell[1] + dy)
-            for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
-            if (cell[0] + dx, cell[1] + dy) in cells
-        ]
-        world.slide(cell, [rng.choice(neighbours), cell], step=rng.uniform(*BUMP_STEP))
+        world.slide(cell, [rng.choice(self._neighbours(cell)), cell], step=rng.uniform(*BUMP_STEP))
         self.tally.bumps += 1
         self._wait(self.profile.settle + 0.2)
         self._unexpected(self._new_events())
 
-    def mistake(self) -> None:
-        """A mistake the sensors can see, then its correction."""
-        found = self._find_mistake()
+    def mistake(self, knock: bool = False) -> None:
+        """A mistake the sensors can see, then its correction; a knock slides a placed piece
+        onto a free neighbouring square and back."""
+        found = self._find_knock() if knock else self._find_mistake()
         if found is None:
             return
         source, target = found
         tally = self.tally
         tally.illegal_made += 1
-        self._hand(source, target)
+        tally.knocks += knock
+        self._hand(source, target, knock)
         self._wait(self.profile.settle + 0.2, until=Illegal)
         events = self._new_events()
         caught = any(isinstance(e, Illegal) for e in events)
         tally.illegal_caught += caught
-        tally.false_accepts += sum(1 for e in events if isinstance(e, Moved | Partial | TakenBack))
-        self._hand(target, source)
+        tally.false_accepts += sum(
+            1 for e in events if isinstance(e, Moved | Partial | TakenBack | Fulfilled)
+        )
+        self._hand(target, source, knock)
         self._wait(ACCEPT_WAIT, until=Restored)
         events = self._new_events()
         restored = any(isinstance(e, Restored) for e in events)
         self._unexpected(events)
-        if caught and restored and self.session.state == self.state:
+        if caught and restored and self._agree():
             tally.recovered += 1
 
-    def _hand(self, source: Place, target: Place) -> None:
-        """Lifts the top piece of `source` and puts it on `target`, at a hand's pace."""
+    def _hand(self, source: Place, target: Place, slide: bool = False) -> None:
+        """Moves the top piece of `source` to `target` at a hand's pace."""
+        if slide:
+            assert not isinstance(source, Slot) and not isinstance(target, Slot)
+            self._wait(self.world.slide(source, [target]) - self.clock.now())
+            return
         piece = self.world.lift(source)
         self._wait(HAND_PAUSE / 2)
         self.world.put(target, piece)
+
+    def _find_knock(self) -> tuple[Place, Place] | None:
+        world = self.world
+        placed = [c for c in self.area if world.pieces_at(c)]
+        self.rng.shuffle(placed)
+        for cell in placed[:6]:
+            free = [n for n in self._neighbours(cell) if not world.pieces_at(n)]
+            if free:
+                target = self.rng.choice(free)
+                if self._visible(cell, target):
+                    return cell, target
+        return None
 
     def _find_mistake(self) -> tuple[Place, Place] | None:
         """A random physical mistake (source, target) the board can tell from every legal
@@ -414,19 +713,35 @@ class GameSoak:
         for place, stack in stacks.items():
             for channel in before[place] ^ _sees(world, place, stack):
                 frame ^= 1 << bits[(place, channel)]
-        profile, state = self.profile, self.state
+        profile, state, referee = self.profile, self.state, self.session.referee
         seen = profile.canonical(frame)
         if seen == profile.render(state) or profile.lifted_from(seen, state) is not None:
             return False
-        if self.history and seen == profile.render(self.history[-1]):
+        start = referee.turn_start
+        if referee.history.takeback_depth(seen, start, profile.render):
             return False
-        matcher = self.session.referee.matcher
-        changed = matcher.game_cells(profile.sensors.spots(seen ^ profile.render(state)))
+        matcher = referee.matcher
+        changed = matcher.game_cells(profile.sensors.spots(seen ^ profile.render(start)))
         try:
-            found = matcher.search(state, seen, changed, across=True)
+            found = matcher.search(start, seen, changed, across=True)
         except SearchLimitError:
             return True
-        return not found.exact and not found.endings
+        return not found.exact and not found.endings and seen != profile.render(start)
+
+
+_EVENT_OF: dict[str, type[Event]] = {"move": Moved, "partial": Partial, "fulfilled": Fulfilled}
+
+
+def _answer(event: Event) -> Expected:
+    if isinstance(event, Fulfilled):
+        return ("fulfilled", event.player, ())
+    assert isinstance(event, Moved | Partial)
+    return ("move" if isinstance(event, Moved) else "partial", event.player, event.actions)
+
+
+def _completes(state: State, action: Action) -> bool:
+    after = state.apply(action)
+    return after.turn != state.turn or after.outcome() is not None
 
 
 def _sees(world: Any, place: Place, stack: Sequence[Any]) -> frozenset[str]:
@@ -463,9 +778,11 @@ def soak(
     tally = Tally(game=found.name, board=spec.name, seed=seed)
     seeds = random.Random(seed)
     started = time.perf_counter()
-    for _ in range(games):
-        GameSoak(spec, found, resolved, seeds.randrange(2**32), tally).play()
-        tally.games += 1
+    with tempfile.TemporaryDirectory(prefix="magboard-soak-") as folder:
+        journal = Path(folder) / "journal.jsonl"
+        for _ in range(games):
+            GameSoak(spec, found, resolved, seeds.randrange(2**32), tally, journal).play()
+            tally.games += 1
     tally.wall_seconds = time.perf_counter() - started
     return tally
 

@@ -147,6 +147,10 @@ class Referee:
         if self.position.obligations:
             self._oblige(now, frame)
             return
+        lifted = self.profile.lifted_from(frame, self.position)
+        if lifted is not None:  # the power came back while a hand held a piece
+            self._in_hand(lifted, now, raw)
+            return
         difference = self.profile.difference(raw, self.position)
         if difference:
             remove, put_back = difference.labels()
@@ -184,6 +188,7 @@ class Referee:
             self._judge_obligation(raw, frame, now, stable)
             return
         if frame == profile.render(self.position):
+            self._touched = 0  # what the hands did before the board came back is forgotten
             if self.status.phase in (Phase.ILLEGAL, Phase.IN_HAND) or self.status.difference:
                 if self.status.phase == Phase.ILLEGAL or self._mistaken:
                     self.emit(Restored(now))
@@ -204,7 +209,7 @@ class Referee:
         self, raw: int, frame: int, now: float, lifted: frozenset[Spot] | None
     ) -> None:
         profile, trail = self.profile, self._trail
-        changed = self.matcher.game_cells(profile.sensors.spots(self._touched))
+        changed = self._changed_cells()
         try:
             found = self.matcher.search(self.turn_start, frame, changed, across=True)
         except SearchLimitError as error:
@@ -253,6 +258,14 @@ class Referee:
             self._in_hand(lifted, now, raw)
         else:
             self._illegal(raw, now)
+
+    def _changed_cells(self) -> frozenset:
+        """Game cells the hands changed in this turn: those of the accepted part of it, and
+        every cell that changed since the board last showed the referee's position."""
+        cells = set(self.matcher.game_cells(self.profile.sensors.spots(self._touched)))
+        for action in self._partial:
+            cells |= action.touches
+        return frozenset(cells)
 
     def _judge_after_the_end(self, raw: int, frame: int, now: float) -> None:
         """After a game the board is expected to be cleared: pieces put on top of the final
@@ -341,9 +354,8 @@ class Referee:
         self._record(frame)
         if frame == self.profile.render(self.position):
             return
-        changed = self.matcher.game_cells(self.profile.sensors.spots(self._touched))
         try:
-            found = self.matcher.search(self.turn_start, frame, changed, across=False)
+            found = self.matcher.search(self.turn_start, frame, self._changed_cells(), across=False)
         except SearchLimitError:
             return
         endable = distinct(
@@ -427,18 +439,41 @@ class Referee:
             self._carry_out(now, frame)
 
     def _judge_obligation(self, raw: int, frame: int, now: float, stable: bool) -> None:
+        """Waiting for the board to show the obligation done. Pieces in hands are part of
+        doing it; anything else, once the board settles, is a mistake to put right."""
         done = self.position.apply(CARRY_OUT)
-        if frame == self.profile.render(done):
+        profile = self.profile
+        if frame == profile.render(done):
             self._carry_out(now, frame)
-        elif stable:
-            difference = self.profile.difference(raw, done)
-            if difference != self.status.difference:
-                self.status = self._status(
-                    Phase.OBLIGATION,
+            return
+        waiting = frame == profile.render(self.position)
+        if waiting and self._mistaken:
+            self.emit(Restored(now))
+            self._mistaken = False
+        if waiting or not stable:
+            if self.status.difference:
+                self.status = self._status(Phase.OBLIGATION, now, obligation=self.status.obligation)
+            return
+        if profile.lifted_from(frame, self.position) or profile.lifted_from(frame, done):
+            return
+        difference = profile.difference(raw, done)
+        if difference != self.status.difference:
+            remove, put_back = difference.labels()
+            self._mistaken = True
+            self.emit(
+                Illegal(
                     now,
-                    obligation=self.status.obligation,
-                    difference=difference,
+                    self.position.to_move,
+                    remove,
+                    put_back,
+                    "finish the "
+                    "obligation first: "
+                    + "; ".join(duty.detail for duty in self.position.obligations),
                 )
+            )
+            self.status = self._status(
+                Phase.OBLIGATION, now, obligation=self.status.obligation, difference=difference
+            )
 
     def _carry_out(self, now: float, frame: int) -> None:
         before = self.position
