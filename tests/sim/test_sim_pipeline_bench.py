@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from magboard.firmware import cli
 from magboard.firmware.profiles import profiled_pairs
+from magboard.host import cli
 from magboard.sim import pipeline_bench
 from magboard.sim.pipeline_bench import format_report, measure
 
