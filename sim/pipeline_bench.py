@@ -29,13 +29,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from magboard.firmware import native
+from magboard.firmware.app import wiring
 from magboard.firmware.app.loop import view_of
 from magboard.firmware.games import Game, State, get_game
-from magboard.firmware.lights import LedWriter
-from magboard.firmware.profiles import Layout, Profile, profile_for, profiled_pairs
-from magboard.firmware.referee import Referee, TurnCandidates
+from magboard.firmware.profiles import Layout, Profile, profiled_pairs
+from magboard.firmware.referee import TurnCandidates
 from magboard.hardware.interface import RGB
-from magboard.hardware.spec import BoardSpec, load_board
+from magboard.hardware.spec import load_board
+
+from .board import SimBoard
 
 SEED = 2026
 FRAMES = 200
@@ -48,8 +50,9 @@ LOOKUPS = 1000
 """Lookups per timed run in the largest candidate table."""
 
 
-class _Dark:
-    """A display that shows nothing: the wire is not part of the computation."""
+class _DarkBoard(SimBoard):
+    """A simulated board whose LED chain is never sent a frame: the wire is not part of the
+    computation."""
 
     def show(self, pixels: Sequence[RGB]) -> None:
         pass
@@ -64,15 +67,17 @@ class _Sample:
 
 
 class _Pipeline:
-    """One profile's referee and lights, reset to a sample's position between timed runs."""
+    """One profile's referee and lights, wired as the board wires them (the loop is never
+    stepped), reset to a sample's position between timed runs."""
 
-    def __init__(self, game: Game, spec: BoardSpec, frames: int, rng: random.Random) -> None:
+    def __init__(self, game: Game, board: SimBoard, frames: int, rng: random.Random) -> None:
         self.game = game
-        self.spec = spec
-        self.profile: Profile = profile_for(game, spec)
-        self.initial = game.new_state()
-        self.referee = Referee(self.profile, self.initial, _ignore)
-        self.writer = LedWriter(_Dark(), spec)
+        self.spec = board.spec
+        table = wiring.wire(board, game)
+        self.profile: Profile = table.profile
+        self.referee = table.referee
+        self.initial = self.referee.initial
+        self.writer = table.loop.writer
         self.samples: list[_Sample] = []
         self.largest: tuple[int, State, tuple[str, ...]] = (0, self.initial, ())
         while len(self.samples) < frames:
@@ -178,10 +183,6 @@ class _Pipeline:
         }
 
 
-def _ignore(event: object) -> None:
-    pass
-
-
 def _continuations(table: TurnCandidates) -> int:
     """Positions the turn can reach, its start left out."""
     return sum(1 for found in table.by_frame.values() if found.actions)
@@ -204,11 +205,12 @@ def measure(min_time: float = 0.6, frames: int | None = None) -> dict[str, Any]:
     is plain JSON-ready data."""
     frames = FRAMES if frames is None else frames
     rng = random.Random(SEED)
-    specs: dict[str, BoardSpec] = {}
+    boards: dict[str, SimBoard] = {}
     pipelines = []
-    for game_name, board in profiled_pairs():
-        spec = specs.setdefault(board, load_board(board))
-        pipelines.append(_Pipeline(get_game(game_name), spec, frames, rng))
+    for game_name, board_name in profiled_pairs():
+        if board_name not in boards:
+            boards[board_name] = _DarkBoard(load_board(board_name))
+        pipelines.append(_Pipeline(get_game(game_name), boards[board_name], frames, rng))
     rounds = 0
     while rounds < MIN_ROUNDS or (
         rounds < MAX_ROUNDS and min(p.spent for p in pipelines) < min_time

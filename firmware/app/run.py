@@ -17,10 +17,9 @@ from typing import Any
 from magboard.firmware.events import Event
 from magboard.firmware.games import Game, get_game
 from magboard.firmware.journal import Journal, Resume
-from magboard.firmware.profiles import profile_for
-from magboard.firmware.referee import Referee
 from magboard.hardware.spec import BoardSpec, load_board
 
+from . import wiring
 from .errors import CommandError
 from .link import POLL as LINK_POLL
 from .link import LinkURLError, SerialLink
@@ -66,21 +65,21 @@ def resumable(resume: Resume | None, game: Game, spec: BoardSpec, options: dict)
 def main(args: argparse.Namespace) -> int:
     request = request_of(args)
     board = open_pi_board(request.spec)
-    referee = Referee(
-        profile_for(request.game, request.spec, request.options),
-        request.game.new_state(request.options),
-        print_event,
-        takeback=request.takeback,
-        options=request.options,
-    )
-    loop = BoardLoop(board, referee, [print_event, request.journal.record])
     link = None
     try:
-        link = open_link(request.link, loop) if request.link else None
-        loop.start(request.actions)
+        table = wiring.wire(
+            board,
+            request.game,
+            request.options,
+            takeback=request.takeback,
+            journal=request.journal,
+            sinks=[print_event],
+        )
+        link = open_link(request.link, table.loop) if request.link else None
+        table.loop.start(request.actions)
         clock = board.clock
         while True:
-            loop.step(until=clock.now() + LINK_POLL if link else None)
+            table.loop.step(until=clock.now() + LINK_POLL if link else None)
     except KeyboardInterrupt:
         return 0
     finally:
