@@ -1,5 +1,5 @@
 """The simulator's subcommands of `magboard`: scenario, demo, sim (the web page) and soak, and
-`--sim` for the firmware's `run`; its benchmark is `bench pipeline`.
+`--sim` for the firmware's `run`; its benchmarks are `bench pipeline` and `bench scan`.
 
 Cheap to import: each command imports the simulator when it runs.
 """
@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from magboard.firmware.subcommands import add_game_options
 
-BENCHES = {"pipeline": "magboard.sim.pipeline_bench"}
+BENCHES = {"pipeline": "magboard.sim.pipeline_bench", "scan": "magboard.sim.scan_bench"}
 """`magboard bench NAME`: the module that measures it (`measure` and `format_report`)."""
 
 Command = Callable[[argparse.Namespace], int]

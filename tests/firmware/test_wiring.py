@@ -1,4 +1,4 @@
-"""One wiring: the Pi's `magboard run`, the simulator's session and the pipeline bench set their
+"""One wiring: the Pi's `magboard run`, the simulator's session and both benchmarks set their
 tables up through `firmware.app.wiring.wire`, and nothing else builds a referee or a loop."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from magboard.firmware.journal import Journal
 from magboard.firmware.profiles import profiled_pairs
 from magboard.hardware.spec import load_board
 from magboard.host import cli
-from magboard.sim import pipeline_bench
+from magboard.sim import pipeline_bench, scan_bench
 from magboard.sim.board import SimBoard
 from magboard.sim.session import SimSession
 
@@ -127,6 +127,12 @@ def test_the_simulated_session_is_wired_there(wired):
 def test_the_pipeline_bench_is_wired_there(wired):
     pipeline_bench.measure(min_time=0.0001, frames=2)
     assert [(t.referee.game.name, t.board.spec.name) for t in wired] == profiled_pairs()
+
+
+def test_the_scan_bench_is_wired_there(wired):
+    scan_bench.measure(min_time=0.0001)
+    assert [t.board.spec.name for t in wired] == list(scan_bench.BOARDS)
+    assert all(t.board.charge_wire_time is False for t in wired)
 
 
 def test_nothing_else_builds_a_referee_or_a_loop():

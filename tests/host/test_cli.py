@@ -157,4 +157,4 @@ def test_every_command_is_there(capsys):
         assert flag in out
     with pytest.raises(SystemExit):
         cli.main(["bench", "--help"])
-    assert "{lines,pipeline}" in capsys.readouterr().out
+    assert "{lines,pipeline,scan}" in capsys.readouterr().out
