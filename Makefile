@@ -43,6 +43,7 @@ test: setup browser
 bench: setup
 	$(BIN)/magboard bench lines
 	$(BIN)/magboard bench pipeline
+	$(BIN)/magboard bench scan
 
 lint: setup
 	$(BIN)/ruff check .

@@ -8,17 +8,14 @@ pseudo-terminal and says its path in a `note` (`magboard watch /dev/pts/N` conne
 
 from __future__ import annotations
 
+import argparse
 import select
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any
 
-from magboard.firmware.app.run import open_link
-from magboard.firmware.events import Event, Note
-from magboard.firmware.games import Game
-from magboard.firmware.journal import Journal
-from magboard.hardware.spec import BoardSpec
+from magboard.firmware.app.run import RunRequest, open_link, print_event, request_of
+from magboard.firmware.events import Note
 
 from .commands import HELP, CommandRefused, Hands, parse_line
 from .session import SimSession
@@ -26,25 +23,23 @@ from .session import SimSession
 TICK = 0.02
 
 
-def print_event(event: Event) -> None:
-    print(event.to_json(), flush=True)
+def main(args: argparse.Namespace) -> int:
+    """`magboard run --sim`: the request `magboard run` reads, on a simulated board."""
+    return run_console(request_of(args))
 
 
-def run_console(
-    spec: BoardSpec,
-    game: Game,
-    options: dict[str, Any],
-    journal: Journal,
-    actions: Sequence[str],
-    takeback: bool,
-    link: str | None = None,
-) -> int:
+def run_console(request: RunRequest) -> int:
     session = SimSession(
-        spec, game.name, options, takeback=takeback, journal=journal.path, sinks=[print_event]
+        request.spec,
+        request.game.name,
+        request.options,
+        takeback=request.takeback,
+        journal=request.journal.path,
+        sinks=[print_event],
     )
-    serial_link = open_link(link, session.loop) if link else None
+    serial_link = open_link(request.link, session.loop) if request.link else None
     try:
-        return _console(session, actions)
+        return _console(session, request.actions)
     finally:
         if serial_link is not None:
             serial_link.close()

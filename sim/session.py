@@ -9,11 +9,12 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from magboard.firmware.app import wiring
 from magboard.firmware.app.loop import BoardLoop
 from magboard.firmware.events import Event
 from magboard.firmware.games import Action, State, get_game
 from magboard.firmware.journal import Journal
-from magboard.firmware.profiles import PieceKind, Profile, Spot, Step, profile_for
+from magboard.firmware.profiles import PieceKind, Profile, Spot, Step
 from magboard.firmware.referee import Referee
 from magboard.hardware.spec import BoardSpec, Cell, load_board
 
@@ -53,24 +54,29 @@ class SimSession:
         self.spec = board if isinstance(board, BoardSpec) else load_board(board)
         self.game = get_game(game)
         self.options = self.game.resolve_options(options)
-        self.initial: State = self.game.new_state(self.options)
-        self.profile: Profile = profile_for(self.game, self.spec, self.options)
         self.random = random.Random(seed)
         self.events: list[Event] = []
         self.journal = Journal(journal) if journal else None
         self.board = SimBoard(self.spec, clock)
         self.clock = self.board.clock
+        table = wiring.wire(
+            self.board,
+            self.game,
+            self.options,
+            takeback=takeback,
+            journal=self.journal,
+            sinks=[self.events.append, *sinks],
+        )
+        self.profile: Profile = table.profile
+        self.referee: Referee = table.referee
+        self.loop: BoardLoop = table.loop
+        self.initial: State = self.referee.initial
         if world is None:
             world = World(self.board, seed)
         else:
             world.connect(self.board)  # a restart: the pieces stay, the electronics are new
         self.world = world
         self.kinds = {kind.name: self._world_kind(kind) for kind in self.profile.kinds}
-        self.referee = Referee(
-            self.profile, self.initial, self.events.append, takeback=takeback, options=self.options
-        )
-        extra = [self.journal.record] if self.journal else []
-        self.loop = BoardLoop(self.board, self.referee, [self.events.append, *extra, *sinks])
 
     def _world_kind(self, kind: PieceKind) -> WorldKind:
         colour = NEUTRAL if kind.owner is None else PLAYER_COLOURS[kind.owner % 4]

@@ -1,30 +1,54 @@
-"""`magboard run`: the referee on a board, real or simulated, until stopped.
+"""`magboard run`: the referee on the Pi's board until stopped.
 
 Events go to stdout as JSON lines (the schema of docs/protocol.md) and the game in progress to
 the journal, so a restart resumes it; with `--link URL`, to a host over a serial link too (which
 may send commands back: firmware/app/link.py). On a Pi this is what the systemd service runs.
+`magboard run --sim` reads the same request and runs it on the simulated board instead.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from magboard.firmware.events import Event
 from magboard.firmware.games import Game, get_game
 from magboard.firmware.journal import Journal, Resume
-from magboard.firmware.profiles import profile_for
-from magboard.firmware.referee import Referee
 from magboard.hardware.spec import BoardSpec, load_board
 
+from . import wiring
 from .errors import CommandError
 from .link import POLL as LINK_POLL
 from .link import LinkURLError, SerialLink
 from .loop import BoardLoop
 
 DEFAULT_JOURNAL = Path(os.environ.get("MAGBOARD_STATE", "~/.local/state/magboard")) / "game.jsonl"
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What `magboard run` was asked to referee, read once whichever board it runs on."""
+
+    spec: BoardSpec
+    game: Game
+    options: dict[str, Any]
+    journal: Journal
+    actions: tuple[str, ...]
+    """The journalled game to resume, or nothing."""
+    takeback: bool
+    link: str | None
+
+
+def request_of(args: argparse.Namespace) -> RunRequest:
+    spec = load_board(args.board)
+    game = get_game(args.game)
+    options = game.resolve_options(game.parse_options(args.option))
+    journal = Journal(Path(args.journal or DEFAULT_JOURNAL).expanduser())
+    actions = resumable(journal.load(), game, spec, options)
+    return RunRequest(spec, game, options, journal, actions, not args.no_takeback, args.link)
 
 
 def print_event(event: Event) -> None:
@@ -39,34 +63,23 @@ def resumable(resume: Resume | None, game: Game, spec: BoardSpec, options: dict)
 
 
 def main(args: argparse.Namespace) -> int:
-    spec = load_board(args.board)
-    game = get_game(args.game)
-    options = game.resolve_options(game.parse_options(args.option))
-    journal = Journal(Path(args.journal or DEFAULT_JOURNAL).expanduser())
-    actions = resumable(journal.load(), game, spec, options)
-    if args.sim:
-        from magboard.sim.console import run_console
-
-        return run_console(
-            spec, game, options, journal, actions, not args.no_takeback, link=args.link
-        )
-    board = open_pi_board(spec)
-    referee = Referee(
-        profile_for(game, spec, options),
-        game.new_state(options),
-        print_event,
-        takeback=not args.no_takeback,
-        options=options,
-    )
-    sinks: list[Callable[[Event], None]] = [print_event, journal.record]
-    loop = BoardLoop(board, referee, sinks)
+    request = request_of(args)
+    board = open_pi_board(request.spec)
     link = None
     try:
-        link = open_link(args.link, loop) if args.link else None
-        loop.start(actions)
+        table = wiring.wire(
+            board,
+            request.game,
+            request.options,
+            takeback=request.takeback,
+            journal=request.journal,
+            sinks=[print_event],
+        )
+        link = open_link(request.link, table.loop) if request.link else None
+        table.loop.start(request.actions)
         clock = board.clock
         while True:
-            loop.step(until=clock.now() + LINK_POLL if link else None)
+            table.loop.step(until=clock.now() + LINK_POLL if link else None)
     except KeyboardInterrupt:
         return 0
     finally:

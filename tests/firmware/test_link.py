@@ -19,7 +19,6 @@ import pytest
 import serial
 from stones import StonesState, stones, stones_profile
 
-from magboard.firmware import cli
 from magboard.firmware.app.link import LinkURLError, SerialLink
 from magboard.firmware.app.loop import BoardLoop
 from magboard.firmware.events import (
@@ -36,6 +35,7 @@ from magboard.firmware.events import (
 from magboard.firmware.journal import Journal
 from magboard.firmware.referee import Referee
 from magboard.hardware.spec import Slot, load_board
+from magboard.host import cli
 from magboard.sim.board import SimBoard
 from magboard.sim.session import SimSession
 from magboard.sim.world import PieceKind as WorldKind

@@ -14,7 +14,6 @@ import time
 import pytest
 import serial
 
-from magboard.firmware import cli
 from magboard.firmware.app.errors import CommandError
 from magboard.firmware.app.link import SerialLink
 from magboard.firmware.event_words import Describer
@@ -32,6 +31,7 @@ from magboard.firmware.events import (
     Partial,
     Restored,
 )
+from magboard.host import cli
 from magboard.host import link as host_link
 from magboard.host.link import BoardLink, LinkError
 from magboard.host.watch import command_of
@@ -325,7 +325,7 @@ def test_magboard_run_sim_link_pty_end_to_end(tmp_path):
     """The whole thing as people type it: a simulated board on a pty, then `magboard send`."""
     board = subprocess.Popen(
         [
-            *(sys.executable, "-m", "magboard.firmware.cli", "run", "--sim", "--board", "mini"),
+            *(sys.executable, "-m", "magboard.host.cli", "run", "--sim", "--board", "mini"),
             *("--journal", str(tmp_path / "game.jsonl"), "--link", "pty"),
         ],
         stdin=subprocess.PIPE,
@@ -339,7 +339,7 @@ def test_magboard_run_sim_link_pty_end_to_end(tmp_path):
         drain = threading.Thread(target=board.stdout.read, daemon=True)  # never a full pipe
         drain.start()
         done = subprocess.run(
-            [sys.executable, "-m", "magboard.firmware.cli", "send", path, "hello"],
+            [sys.executable, "-m", "magboard.host.cli", "send", path, "hello"],
             capture_output=True,
             text=True,
             timeout=30,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from magboard.firmware.cli import main as cli
+from magboard.host.cli import main as cli
 from magboard.sim.scenario import run_file, shows
 from magboard.sim.scenario_file import ScenarioError, load
 

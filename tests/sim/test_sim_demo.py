@@ -6,8 +6,8 @@ import io
 
 import pytest
 
-from magboard.firmware import cli
 from magboard.firmware.games import get_game
+from magboard.host import cli
 from magboard.sim.demo import Demo, brighten
 
 TTT = get_game("tic-tac-toe")

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from magboard.firmware import cli
+from magboard.host import cli
 from magboard.sim import soak as soak_module
 from magboard.sim.soak import Tally, format_report, soak
 

@@ -14,9 +14,9 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
 from magboard.firmware import events as ev
-from magboard.firmware.cli import main
 from magboard.firmware.games import all_games
 from magboard.firmware.lights.palette import DEFAULT as PALETTE
+from magboard.host.cli import main
 from magboard.sim.scenario import shows
 from magboard.sim.web.guard import host_name, is_loopback, refusal
 from magboard.sim.web.server import MAX_MESSAGE, BoardHost, ServerThread, create_app

@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from magboard.firmware import cli
 from magboard.firmware.games import get_game
 from magboard.firmware.play import play
+from magboard.host import cli
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -75,7 +75,7 @@ def test_bench_lines_json_is_machine_readable():
         [
             sys.executable,
             "-m",
-            "magboard.firmware.cli",
+            "magboard.host.cli",
             "bench",
             "lines",
             "--json",
@@ -111,3 +111,50 @@ def test_a_broken_board_file_gets_one_line_naming_the_field(capsys, tmp_path):
     status, _, err = run(capsys, "board", "show", str(broken))
     assert status == 2
     assert err.strip() == "magboard: broken.toml: leds.count: must be int, not 'many'"
+
+
+def test_listing_the_games_loads_no_driver_and_no_simulator():
+    code = (
+        "import sys\n"
+        "from magboard.host.cli import main\n"
+        "main(['games'])\n"
+        "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "tic-tac-toe" in done.stdout
+    loaded = done.stderr.split()
+    heavy = ("adafruit", "busio", "board", "RPi", "neopixel", "serial", "starlette", "uvicorn")
+    assert [m for m in loaded if m.startswith(heavy)] == []
+    assert [
+        m for m in loaded if m.startswith("magboard.sim.") and m != "magboard.sim.subcommands"
+    ] == []
+    assert "magboard.hardware.expanders" not in loaded
+
+
+def test_every_command_is_there(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    out = capsys.readouterr().out
+    for command in (
+        "games",
+        "perft",
+        "play",
+        "board",
+        "run",
+        "watch",
+        "send",
+        "scenario",
+        "demo",
+        "sim",
+        "soak",
+        "bench",
+    ):
+        assert f"\n    {command} " in out
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--help"])
+    out = capsys.readouterr().out
+    for flag in ("--board", "--game", "--option", "--sim", "--journal", "--no-takeback", "--link"):
+        assert flag in out
+    with pytest.raises(SystemExit):
+        cli.main(["bench", "--help"])
+    assert "{lines,pipeline,scan}" in capsys.readouterr().out

@@ -1,0 +1,61 @@
+"""The one place where a board and a game become a running table: the game's profile on that
+board, a referee, the loop that drives it, and where its events go.
+
+The Pi's `magboard run`, the simulator (its console, the web page, scenarios, the demo and soak
+runs) and the benchmarks all wire a table here, so what is tested and measured is what the board
+runs: swap the board, not the app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from magboard.firmware.events import Event
+from magboard.firmware.games import Game
+from magboard.firmware.journal import Journal
+from magboard.firmware.profiles import Profile, profile_for
+from magboard.firmware.referee import Referee
+from magboard.hardware.interface import Board
+
+from .loop import BoardLoop
+
+
+@dataclass(frozen=True)
+class Table:
+    """A game set up on a board, ready for `loop.start`."""
+
+    board: Board
+    profile: Profile
+    referee: Referee
+    loop: BoardLoop
+
+
+def wire(
+    board: Board,
+    game: Game,
+    options: Mapping[str, Any] | None = None,
+    *,
+    takeback: bool = True,
+    journal: Journal | None = None,
+    sinks: Iterable[Callable[[Event], None]] = (),
+) -> Table:
+    """Sets `game` (with `options`; missing ones take their defaults) up on `board`.
+
+    Events go to the journal first, when there is one, so the game is on disk before anyone
+    hears of a move; then to each of `sinks`, in order. ProfileError if the game has no profile
+    for the board.
+    """
+    options = game.resolve_options(options)
+    profile = profile_for(game, board.spec, options)
+    # The loop takes the referee's events over as it is built: nothing is emitted before.
+    initial = game.new_state(options)
+    referee = Referee(profile, initial, _unheard, takeback=takeback, options=options)
+    first = [journal.record] if journal is not None else []
+    loop = BoardLoop(board, referee, [*first, *sinks])
+    return Table(board, profile, referee, loop)
+
+
+def _unheard(event: Event) -> None:
+    pass

@@ -1,0 +1,99 @@
+"""The firmware's subcommands of `magboard`: the rules at a terminal (games, perft, play) and the
+referee on the Pi's board (run); its benchmark is `bench lines`.
+
+Cheap to import: each command imports what it needs when it runs, so listing the games never
+loads a driver.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+BENCHES = {"lines": "magboard.firmware.native.bench"}
+"""`magboard bench NAME`: the module that measures it (`measure` and `format_report`)."""
+
+
+def add_game_options(sub: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    sub.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a game option (see `magboard games`); repeat for several",
+    )
+    return sub
+
+
+def add(commands: argparse._SubParsersAction) -> None:
+    games = commands.add_parser("games", help="list the games, their aliases and options")
+    games.set_defaults(run=_games)
+
+    perft = add_game_options(commands.add_parser("perft", help="count the game tree by turns"))
+    perft.add_argument("game")
+    perft.add_argument("depth", type=int)
+    perft.set_defaults(run=_perft)
+
+    play = add_game_options(commands.add_parser("play", help="play at this terminal"))
+    play.add_argument("game")
+    play.set_defaults(run=_play)
+
+    run = add_game_options(commands.add_parser("run", help="referee a game on a board"))
+    run.add_argument("--board", default="r1", help="board name or file (default r1)")
+    run.add_argument("--game", default="tic-tac-toe")
+    run.add_argument("--journal", metavar="PATH", help="where the game in progress is kept")
+    run.add_argument(
+        "--no-takeback", action="store_true", help="restoring a position undoes nothing"
+    )
+    run.add_argument(
+        "--link",
+        metavar="URL",
+        help="also send events to a host and take its commands: a serial port (/dev/ttyGS0), "
+        "socket://HOST:PORT, or pty (a pseudo-terminal; its path is printed)",
+    )
+    run.set_defaults(run=_run)
+
+
+def _games(args: argparse.Namespace) -> int:
+    from .games import all_games
+
+    for game in all_games():
+        aliases = f" (also: {', '.join(game.aliases)})" if game.aliases else ""
+        print(f"{game.name}{aliases}")
+        print(f"    {game.summary}")
+        for option in game.options:
+            choices = f" [{' | '.join(map(str, option.choices))}]" if option.choices else ""
+            default = (
+                str(option.default).lower() if isinstance(option.default, bool) else option.default
+            )
+            print(f"    --option {option.name}={default}{choices}  {option.help}")
+    return 0
+
+
+def _perft(args: argparse.Namespace) -> int:
+    from .app.errors import CommandError
+    from .games import get_game
+    from .games.perft import perft_series
+
+    if args.depth < 1:
+        raise CommandError(f"perft depth is 1 or more, not {args.depth}")
+    game = get_game(args.game)
+    state = game.new_state(game.parse_options(args.option))
+    for depth, count in enumerate(perft_series(state, args.depth), start=1):
+        print(f"perft {depth}: {count}", flush=True)
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    from .games import get_game
+    from .play import play
+
+    game = get_game(args.game)
+    state = game.new_state(game.parse_options(args.option))
+    return play(game, state, sys.stdin, sys.stdout)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .app.run import main
+
+    return main(args)

@@ -1,0 +1,41 @@
+"""The host's subcommands of `magboard`: a board's serial link at a terminal (watch, send)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add(commands: argparse._SubParsersAction) -> None:
+    watch = commands.add_parser("watch", help="print the events a board sends over its link")
+    watch.add_argument("url", help="the board's port: /dev/ttyACM0, /dev/pts/3, socket://HOST:PORT")
+    watch.add_argument("--json", action="store_true", help="print the JSON lines as they come")
+    watch.add_argument(
+        "--leds", action="store_true", help="print LED frames too (--json prints them anyway)"
+    )
+    watch.add_argument(
+        "--for", dest="seconds", type=float, metavar="SECONDS", help="stop after SECONDS"
+    )
+    watch.set_defaults(run=_watch)
+
+    send = commands.add_parser("send", help="send a board one command over its link")
+    send.add_argument("url", help="the board's port: /dev/ttyACM0, /dev/pts/3, socket://HOST:PORT")
+    send.add_argument(
+        "command_name", metavar="COMMAND", help="hello | state | new-game | press BUTTON"
+    )
+    send.add_argument("args", nargs="*", help="the command's argument (press seat-1)")
+    send.add_argument("--json", action="store_true", help="print the replies as JSON lines")
+    send.add_argument("--leds", action="store_true", help="print LED frames too")
+    send.add_argument(
+        "--wait",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="how long to print what the board sends back (default 1)",
+    )
+    send.set_defaults(run=_watch)
+
+
+def _watch(args: argparse.Namespace) -> int:
+    from .watch import main
+
+    return main(args)

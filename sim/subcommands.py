@@ -1,0 +1,97 @@
+"""The simulator's subcommands of `magboard`: scenario, demo, sim (the web page) and soak, and
+`--sim` for the firmware's `run`; its benchmarks are `bench pipeline` and `bench scan`.
+
+Cheap to import: each command imports the simulator when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from magboard.firmware.subcommands import add_game_options
+
+BENCHES = {"pipeline": "magboard.sim.pipeline_bench", "scan": "magboard.sim.scan_bench"}
+"""`magboard bench NAME`: the module that measures it (`measure` and `format_report`)."""
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def add(commands: argparse._SubParsersAction) -> None:
+    """Adds the simulator's commands; the firmware's `run` must be there already."""
+    _add_sim_to_run(commands.choices["run"])
+
+    scenario = commands.add_parser("scenario", help="run a scenario file in the simulator")
+    scenario.add_argument("file")
+    scenario.add_argument("--leds", action="store_true", help="print LED frames too")
+    scenario.set_defaults(run=_scenario)
+
+    demo = add_game_options(
+        commands.add_parser("demo", help="a random game played in the simulator")
+    )
+    demo.add_argument("game", nargs="?", default="tic-tac-toe")
+    demo.add_argument("--board", default="mini")
+    demo.add_argument("--seed", type=int, default=None)
+    demo.add_argument("--speed", type=float, default=4.0, help="times real time (0: no waiting)")
+    demo.set_defaults(run=_demo)
+
+    sim = add_game_options(commands.add_parser("sim", help="a simulated board in the browser"))
+    sim.add_argument("--board", default="mini", help="board name or file (default mini)")
+    sim.add_argument("--game", default="tic-tac-toe")
+    sim.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    sim.add_argument("--port", type=int, default=8800, help="port to listen on (8800; 0: any)")
+    sim.add_argument("--open", action="store_true", help="open the page in a web browser")
+    sim.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="let other machines connect (by default only this one may)",
+    )
+    sim.add_argument("--speed", type=float, default=1.0, help=argparse.SUPPRESS)
+    sim.set_defaults(run=_web)
+
+    soak = add_game_options(commands.add_parser("soak", help="many random games with faults"))
+    soak.add_argument("--game", default="tic-tac-toe")
+    soak.add_argument("--board", default="r1")
+    soak.add_argument("--games", type=int, default=100)
+    soak.add_argument("--seed", type=int, default=1)
+    soak.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    soak.set_defaults(run=_soak)
+
+
+def _add_sim_to_run(run: argparse.ArgumentParser) -> None:
+    """`magboard run --sim`: the same request, on the simulated board (sim/console.py)."""
+    on_board: Command = run.get_default("run")
+    run.add_argument("--sim", action="store_true", help="the simulated board, driven from stdin")
+
+    def run_on_either(args: argparse.Namespace) -> int:
+        if not args.sim:
+            return on_board(args)
+        from .console import main
+
+        return main(args)
+
+    run.set_defaults(run=run_on_either)
+
+
+def _scenario(args: argparse.Namespace) -> int:
+    from .scenario import main
+
+    return main(args)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from .demo import main
+
+    return main(args)
+
+
+def _web(args: argparse.Namespace) -> int:
+    from .web.server import main
+
+    return main(args)
+
+
+def _soak(args: argparse.Namespace) -> int:
+    from .soak import main
+
+    return main(args)
