@@ -723,7 +723,7 @@ class GameSoak:
         matcher = referee.matcher
         changed = matcher.game_cells(profile.sensors.spots(seen ^ profile.render(start)))
         try:
-            found = matcher.search(start, seen, changed, across=True)
+            found = matcher.search(start, seen, changed, across=matcher.any_reply)
         except SearchLimitError:
             return True
         return not found.exact and not found.endings and seen != profile.render(start)

@@ -269,6 +269,12 @@ class State(ABC):
             raise IllegalActionError(f"{action}: {reason}\n{self}")
         return self._play(action)
 
+    def advance(self, action: Action) -> State:
+        """The state after `action`, which this state generated itself (`legal_actions` or
+        `actions_within`): no legality check, so a search over many positions does not list
+        every legal action of each one again."""
+        return self._play(action)
+
     def parse_action(self, text: str) -> Action:
         """Reads an action in notation and checks it is legal here."""
         action = self.game.parse_action(text)

@@ -106,11 +106,16 @@ class Profile(ABC):
         """The (canonical) frame `state` shows."""
         frame = self._frames.get(state)
         if frame is None:
-            frame = self.frame_of(self.layout(state))
+            frame = self.draw(state)
             if len(self._frames) > FRAME_CACHE:
                 self._frames.clear()
             self._frames[state] = frame
         return frame
+
+    def draw(self, state: State) -> int:
+        """The frame of `state`, uncached; a profile whose positions are many may draw them
+        faster than through their layout."""
+        return self.frame_of(self.layout(state))
 
     def frame_of(self, layout: Layout) -> int:
         bit = self.spec.sensor_bit
@@ -147,8 +152,8 @@ class Profile(ABC):
     # The physical side of actions.
 
     def movement(self, before: State, action: Action) -> Movement:
-        """Which places an action empties and fills (a supply is one place)."""
-        return self.layout_change(self.layout(before), self.layout(before.apply(action)))
+        """Which places a legal action empties and fills (a supply is one place)."""
+        return self.layout_change(self.layout(before), self.layout(before.advance(action)))
 
     def placement(self, state: State, kind: PieceKind, cell: Cell) -> Action | None:
         """The action of putting a piece of `kind` from its supply on board `cell`, legal or

@@ -47,6 +47,14 @@ class SensorMap:
             needed |= fill[-1]
         self.needed = needed
         """Every bit the game reads: its area's cells and its sensed supplies' slots."""
+        self._spot_of_bit: dict[int, tuple[Spot, int]] = {}
+        """Frame bit -> the cell or sensed supply it belongs to, and all of that place's bits."""
+        for cell, mask in self.cell_masks.items():
+            for bit in _bits(mask):
+                self._spot_of_bit[bit] = (cell, mask)
+        for name, fill in self.fills.items():
+            for bit in _bits(fill[-1]):
+                self._spot_of_bit[bit] = (name, fill[-1])
 
     def canonical(self, frame: int) -> int:
         """The frame with each supply's pieces moved to its first slots: which slot a player
@@ -62,13 +70,16 @@ class SensorMap:
 
     def spots(self, bits: int) -> frozenset[Spot]:
         """The cells and sensed supplies where any of `bits` lie."""
-        found: set[Spot] = set()
-        if bits & self.cells_mask:
-            found.update(cell for cell, mask in self.cell_masks.items() if bits & mask)
-        for supply in self.supplies:
-            if bits & self.fills[supply.name][-1]:
-                found.add(supply.name)
-        return frozenset(found)
+        where = self._spot_of_bit
+        return frozenset(where[b][0] for b in _bits(bits) if b in where)
+
+    def cover(self, bits: int) -> int:
+        """Every bit of each place where any of `bits` lie."""
+        where, mask = self._spot_of_bit, 0
+        for b in _bits(bits):
+            if b in where:
+                mask |= where[b][1]
+        return mask
 
     def spot_mask(self, spot: Spot) -> int:
         return self.fills[spot][-1] if isinstance(spot, str) else self.cell_masks.get(spot, 0)
@@ -110,3 +121,13 @@ class SensorMap:
                 put_back += [(s, supply.owner) for s in empty[: want - len(full)]]
         remove += [slot for slot, mask in self.loose_slots if observed & mask]
         return Difference(tuple(remove), tuple(put_back))
+
+
+def _bits(mask: int) -> list[int]:
+    """The positions of the set bits of `mask`, lowest first."""
+    found = []
+    while mask:
+        low = mask & -mask
+        found.append(low.bit_length() - 1)
+        mask ^= low
+    return found

@@ -12,6 +12,10 @@ turn began tell these apart. Two checks, both only ever refusing a reading:
   magnet may trip the next square before it leaves its own);
 - turns happen one after the other: before a reply counts, the board must have shown the first
   turn complete (with, at most, pieces already lifted for the reply).
+
+And where readings remain that the frames do not refuse, the board prefers the one that explains
+more of the sensor changes it saw (a tile placed on d3 and slid to d1 tripped d3's sensor on the
+way, a tile placed straight on d1 did not), then the one that claims fewer changes it never saw.
 """
 
 from __future__ import annotations
@@ -23,15 +27,28 @@ from magboard.firmware.profiles import Profile
 from .matcher import Reading
 
 
-def witnessed(profile: Profile, trail: Sequence[int], anchor: int, reading: Reading) -> bool:
-    """Whether some frame of `trail` shows `reading`'s position, from the turn anchored at the
-    `anchor` frame, with nothing added and only pieces in hands missing elsewhere."""
+def witness(profile: Profile, trail: Sequence[int], reading: Reading) -> int | None:
+    """The first frame of `trail` (whose first frame shows the turn's start) that shows
+    `reading`'s position with nothing added, and only pieces in hands missing elsewhere; None
+    if no frame does."""
     shown = profile.render(reading.state)
-    cells = profile.sensors.cells_mask
-    changed = 0
-    for spot in profile.sensors.spots((anchor ^ shown) & cells):
-        changed |= profile.sensors.spot_mask(spot)
-    return any(not (f ^ shown) & changed and not f & ~shown for f in trail)
+    changed = profile.sensors.cover((trail[0] ^ shown) & profile.sensors.cells_mask)
+    for index, frame in enumerate(trail):
+        if not (frame ^ shown) & changed and not frame & ~shown:
+            return index
+    return None
+
+
+def reply_cells(profile: Profile, trail: Sequence[int], reading: Reading) -> frozenset | None:
+    """Where a reply to the complete turn `reading` may have acted: the cells that differ
+    from its position in any frame from the first that shows it; None if no frame shows it."""
+    index = witness(profile, trail, reading)
+    if index is None:
+        return None
+    shown, changed = profile.render(reading.state), 0
+    for frame in trail[index:]:
+        changed |= frame ^ shown
+    return profile.sensors.spots(changed)
 
 
 def in_order(profile: Profile, trail: Sequence[int], reading: Reading) -> bool:
@@ -40,7 +57,7 @@ def in_order(profile: Profile, trail: Sequence[int], reading: Reading) -> bool:
     for turn in reading.turns:
         state = turn.start
         for action in turn.actions:
-            after = state.apply(action)
+            after = state.advance(action)
             shown = profile.render(after)
             for step in profile.plan(state, action):
                 if step.slide or isinstance(step.target, str):
@@ -64,3 +81,34 @@ def _landed_first(trail: Sequence[int], source: int, target: int, landed: int) -
     if left is None:
         return True
     return all(f & target == landed for f in trail[left - 1 :])
+
+
+def path_bits(profile: Profile, reading: Reading) -> int:
+    """Every sensor bit the positions along `reading` change from where its first turn began."""
+    anchor = profile.render(reading.turns[0].start)
+    bits = 0
+    for turn in reading.turns:
+        state = turn.start
+        for action in turn.actions:
+            state = state.advance(action)
+            bits |= profile.render(state) ^ anchor
+    return bits
+
+
+def best_explained(profile: Profile, readings: Sequence[Reading], seen: int) -> list[Reading]:
+    """One reading per final position, each the way to it that explains the most of the sensor
+    bits `seen` change and then claims the fewest changes the board never saw; of those, the
+    positions whose best way scores highest (all of them where they tie). Two ways to one
+    position are scored apart: a tile placed on d1 and slid to d6 explains d1's sensor, a
+    neutral tile put on d1 and slid away does not, though both end the same."""
+    if len(readings) < 2:
+        return list(readings)
+    best: dict[object, tuple[tuple[int, int], Reading]] = {}
+    for reading in readings:
+        bits = path_bits(profile, reading)
+        score = ((bits & seen).bit_count(), -(bits & ~seen).bit_count())
+        key = reading.state.key()
+        if key not in best or score > best[key][0]:
+            best[key] = (score, reading)
+    top = max(score for score, _ in best.values())
+    return [reading for score, reading in best.values() if score == top]

@@ -15,7 +15,7 @@ to be put back rather than freeze.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from magboard.firmware.games import PASS, Action, Cell, State
@@ -24,8 +24,10 @@ from magboard.firmware.profiles import Profile
 MAX_NODES = 4000
 """Positions one search may expand: far above what a turn's changed cells allow in any game
 here, so only a board far from every legal reading meets it."""
-MAX_SECONDS = 0.05
-"""Computing time one search may take before the board gives up and asks for a put-back."""
+MAX_SECONDS = 0.25
+"""Computing time one search may take before the board gives up and asks for a put-back: a
+safety net far above what any reading here takes (a few milliseconds on this machine, ten
+times that on a Pi), short enough that the board never seems to freeze."""
 
 
 class SearchLimitError(RuntimeError):
@@ -86,27 +88,42 @@ class Matcher:
         cells = (to_game(s) for s in spots if not isinstance(s, str))
         return frozenset(c for c in cells if c is not None)
 
-    def search(self, start: State, frame: int, changed: frozenset[Cell], *, across: bool) -> Found:
+    def any_reply(self, reading: Reading) -> frozenset[Cell]:
+        """For `search`'s `across`, where no frames are at hand: any complete turn may be
+        followed by a reply anywhere in the game's area."""
+        return self.profile.area
+
+    def search(
+        self,
+        start: State,
+        frame: int,
+        changed: frozenset[Cell],
+        *,
+        across: Callable[[Reading], frozenset[Cell | str] | None] | None = None,
+    ) -> Found:
         """Readings from `start` (a turn's start) to the canonical `frame`, using only actions
         that touch the game cells in `changed`; with `across`, also a complete turn followed
-        by a reply."""
+        by a reply: `across` says, for a complete turn, the board places its reply may touch
+        (those that changed after the frames showed the turn done), or None where the frames
+        never showed it, and then no reply is sought. Keeping to what the frames show keeps the
+        search small."""
         render = self.profile.render
         deadline = self.timer() + self.max_seconds
         exact: list[Reading] = []
         endings: list[Reading] = []
         origin = Reading(start, (), False, start)
-        pending: list[Reading] = [origin]
+        pending: list[tuple[Reading, frozenset[Cell]]] = [(origin, changed)]
         expanded = {start}
         nodes = 0
         while pending:
-            node = pending.pop()
+            node, cells = pending.pop()
             nodes += 1
             if nodes > self.max_nodes or self.timer() > deadline:
                 raise SearchLimitError(
                     f"more than {self.max_nodes} positions or {self.max_seconds * 1000:g} ms"
                 )
-            for action in node.state.actions_within(changed):
-                after = node.state.apply(action)
+            for action in node.state.actions_within(cells):
+                after = node.state.advance(action)
                 done = after.turn != node.start.turn or after.outcome() is not None
                 reading = Reading(after, (*node.actions, action), done, node.start, node.previous)
                 if render(after) == frame:
@@ -114,44 +131,18 @@ class Matcher:
                 if not done:
                     if after not in expanded:
                         expanded.add(after)
-                        pending.append(reading)
+                        pending.append((reading, cells))
                     continue
                 if node.previous is not None:
                     continue
                 if after.outcome() is not None:
                     endings.append(reading)
-                elif across and not after.obligations:
+                elif across is not None and not after.obligations:
+                    reply = across(reading)
                     following = forced_passes(after)
-                    if following.outcome() is None and following not in expanded:
+                    if reply and following.outcome() is None and following not in expanded:
                         expanded.add(following)
-                        pending.append(Reading(following, (), False, following, reading))
+                        second = Reading(following, (), False, following, reading)
+                        pending.append((second, self.game_cells(reply) & changed))
         return Found(tuple(exact), tuple(endings))
 
-
-def distinct(readings: Sequence[Reading]) -> list[Reading]:
-    """One reading per final position (two orders of the same actions are one reading)."""
-    found: dict[object, Reading] = {}
-    for reading in readings:
-        found.setdefault(reading.state.key(), reading)
-    return list(found.values())
-
-
-def explained(reading: Reading) -> frozenset[Cell]:
-    """The cells a reading's actions change for certain, over all its turns."""
-    cells: set[Cell] = set()
-    for turn in reading.turns:
-        for action in turn.actions:
-            cells |= action.touches
-    return frozenset(cells)
-
-
-def plainest(readings: Sequence[Reading], changed: frozenset[Cell]) -> list[Reading]:
-    """Of several distinct readings, those that account for every cell the board saw change,
-    if that leaves fewer: a stone placed on b1 and pushed to a1 is that, not a stone placed on
-    a1 while something brushed b1."""
-    found = distinct(readings)
-    if len(found) > 1:
-        covering = [r for r in found if explained(r) >= changed]
-        if covering:
-            return covering
-    return found

@@ -35,10 +35,10 @@ from magboard.firmware.lights import View
 from magboard.firmware.profiles import Difference, Movement, Profile, Spot
 from magboard.hardware.spec import Place, place_label
 
-from .evidence import in_order, witnessed
+from .evidence import best_explained, in_order, reply_cells, witness
 from .explain import explain
 from .history import History, Turn, notation
-from .matcher import Matcher, Reading, SearchLimitError, distinct, plainest
+from .matcher import Matcher, Reading, SearchLimitError
 from .status import Phase, Status
 
 TRAIL_LIMIT = 400
@@ -210,40 +210,35 @@ class Referee:
     ) -> None:
         profile, trail = self.profile, self._trail
         changed = self._changed_cells()
+        start, search = self.turn_start, self.matcher.search
         try:
-            found = self.matcher.search(self.turn_start, frame, changed, across=True)
+            found = search(start, frame, changed)
+            single = best_explained(
+                profile, [r for r in found.exact if in_order(profile, trail, r)], self._touched
+            )
+            if len(single) > 1:
+                shown = ", ".join(" ".join(notation(r.actions)) for r in single)
+                self._illegal(raw, now, f"the board cannot tell these apart: {shown}")
+                return
+            if single:
+                self._accept(single[0], now, frame)
+                return
+            if self._partial and frame == profile.render(start):
+                self._accept(Reading(start, (), False, start), now, frame)
+                return
+            if self._is_takeback(frame):
+                self._take_back(frame, now)
+                return
+            found = search(start, frame, changed, across=self._reply_cells)
         except SearchLimitError as error:
             self._illegal(raw, now, f"too much changed at once to read ({error}): put it back")
             return
-        single = plainest(
-            [r for r in found.exact if r.previous is None and in_order(profile, trail, r)],
-            changed,
-        )
-        if len(single) > 1:
-            shown = ", ".join(" ".join(notation(r.actions)) for r in single)
-            self._illegal(raw, now, f"the board cannot tell these apart: {shown}")
-            return
-        if single:
-            self._accept(single[0], now, frame)
-            return
-        if self._partial and frame == profile.render(self.turn_start):
-            self._accept(Reading(self.turn_start, (), False, self.turn_start), now, frame)
-            return
-        if self._is_takeback(frame):
-            self._take_back(frame, now)
-            return
         for candidates in (
             [r for r in found.exact if r.previous is not None],
-            list(found.endings),
+            [r for r in found.endings if witness(profile, trail, r) is not None],
         ):
-            readings = plainest(
-                [
-                    r
-                    for r in candidates
-                    if witnessed(profile, trail, trail[0], r.turns[0])
-                    and in_order(profile, trail, r)
-                ],
-                changed,
+            readings = best_explained(
+                profile, [r for r in candidates if in_order(profile, trail, r)], self._touched
             )
             if len(readings) == 1:
                 for turn in readings[0].turns:
@@ -258,6 +253,9 @@ class Referee:
             self._in_hand(lifted, now, raw)
         else:
             self._illegal(raw, now)
+
+    def _reply_cells(self, reading: Reading) -> frozenset[Spot] | None:
+        return reply_cells(self.profile, self._trail, reading)
 
     def _changed_cells(self) -> frozenset:
         """Game cells the hands changed in this turn: those of the accepted part of it, and
@@ -346,8 +344,8 @@ class Referee:
             self._accept(reading, now, None)
 
     def _judge_before_ending(self, raw: int, now: float) -> None:
-        """The mover's board as it is at the press, if it reads as a turn the button may end.
-        Anything else waits for the board to settle, as it would without the press."""
+        """The mover's board as it is at the press, if it reads as one turn (done, or one the
+        button may end). Anything else waits for the board to settle, as without the press."""
         if self.status.phase not in (Phase.PLAY, Phase.IN_HAND):
             return
         frame = self.profile.canonical(raw)
@@ -355,20 +353,15 @@ class Referee:
         if frame == self.profile.render(self.position):
             return
         try:
-            found = self.matcher.search(self.turn_start, frame, self._changed_cells(), across=False)
+            found = self.matcher.search(self.turn_start, frame, self._changed_cells())
         except SearchLimitError:
             return
-        endable = distinct(
-            [
-                r
-                for r in found.exact
-                if not r.complete
-                and r.state.can_end_turn
-                and in_order(self.profile, self._trail, r)
-            ]
+        profile, trail = self.profile, self._trail
+        readings = best_explained(
+            profile, [r for r in found.exact if in_order(profile, trail, r)], self._touched
         )
-        if len(endable) == 1:
-            self._accept(endable[0], now, frame)
+        if len(readings) == 1 and (readings[0].complete or readings[0].state.can_end_turn):
+            self._accept(readings[0], now, frame)
 
     @staticmethod
     def _seat_of(button: str) -> int | None:
