@@ -37,9 +37,10 @@ from typing import Any
 
 from magboard.firmware import native
 from magboard.firmware.app import wiring
-from magboard.firmware.games import Game, State, get_game
+from magboard.firmware.games import Action, Game, State, get_game
+from magboard.firmware.games.lance import PlaceNeutral
 from magboard.firmware.profiles import Layout, Profile, profiled_pairs
-from magboard.firmware.referee import ILLEGAL, Referee
+from magboard.firmware.referee import ILLEGAL, Matcher, Referee
 from magboard.firmware.referee.matcher import forced_passes
 from magboard.hardware.interface import RGB
 from magboard.hardware.spec import load_board
@@ -56,6 +57,8 @@ TARGET_US = 2000.0
 """The goal: p99 from stable frame to LED frame under 2 ms, every game and case."""
 STRESS_TARGET_US = 5000.0
 """The goal where a turn has tens of thousands of continuations."""
+HELD_BACK: dict[str, type[Action]] = {"lance-assembly": PlaceNeutral}
+"""Per game, actions that half of the sample games never make."""
 STRESS_TURN = 20_000
 """Continuations that make a profile's largest turn a stress case."""
 COUNT_LIMIT = 200_000
@@ -111,13 +114,20 @@ class _Pipeline:
     # Samples.
 
     def _random_game(self, frames: int) -> None:
-        """Plays one random game and takes a sample of each case at random turn starts."""
+        """Plays one random game and takes a sample of each case at random turn starts. Every
+        other game holds back the actions that shrink the turns after them (Lance Assembly's
+        neutral tile), so the largest turns are met too."""
         rng = self.rng
         state, played, starts = self.initial, [], []
+        held = HELD_BACK.get(self.game.name) if rng.random() < 0.5 else None
+        turn = -1
         while state.outcome() is None:
-            if not state.turn_actions and not state.obligations:
+            if state.turn != turn and not state.obligations:
+                turn = state.turn
                 starts.append((state, tuple(played)))
-            action = rng.choice(state.legal_actions())
+            legal = state.legal_actions()
+            kept = [a for a in legal if held is None or not isinstance(a, held)]
+            action = rng.choice(kept or legal)
             played.append(str(action))
             state = state.apply(action)
         start, actions = rng.choice(starts)
@@ -142,7 +152,7 @@ class _Pipeline:
             if state.outcome() is not None:
                 return None  # after the end a stray piece is only something to clear
             frame = self._stray(state)
-            if frame is None or self._readable(start, frame):
+            if frame is None or self._readable(start, (*passed, frame)):
                 return None
             return _Sample(case, actions, passed, frame, None)
         if state.outcome() is not None or state.obligations:
@@ -152,8 +162,11 @@ class _Pipeline:
         if second is None:
             return None
         final, more = second
+        frames = (*passed, *more)
+        if self._readable(start, frames, across=False):
+            return None  # one turn alone shows the same: the board reads it so, by design
         expected = forced_passes(final) if not final.obligations else final
-        return _Sample(case, actions, (*passed, *more[:-1]), self._raw_frame(final), expected)
+        return _Sample(case, actions, frames[:-1], self._raw_frame(final), expected)
 
     def _walk(self, start: State, whole: bool) -> tuple[State, tuple[int, ...]] | None:
         """A random way through the turn by seen actions: its end (the whole turn, or where
@@ -170,12 +183,23 @@ class _Pipeline:
             if over or (not whole and rng.random() < 0.4):
                 return state, tuple(frames)
 
-    def _readable(self, start: State, frame: int) -> bool:
-        """Whether some reading, over any cells, explains `frame` (a stray piece that happens
-        to make a legal reply is no unrecognised frame)."""
-        matcher = self.referee.matcher
-        found = matcher.search(start, frame, start.area, across=True)
-        return bool(found.exact or found.endings)
+    def _readable(
+        self,
+        start: State,
+        frames: Sequence[int],
+        across: bool = True,
+    ) -> bool:
+        """Whether some reading explains the last of `frames` (a stray piece that happens to
+        make a legal reply is no unrecognised frame)."""
+        anchor, changed = self.profile.render(start), 0
+        for frame in frames:
+            changed |= frame ^ anchor
+        matcher = Matcher(self.profile, max_nodes=10**6, max_seconds=math.inf)
+        cells = matcher.game_cells(self.profile.sensors.spots(changed))
+        found = matcher.search(
+            start, frames[-1], cells, across=matcher.any_reply if across else None
+        )
+        return bool(found.exact or (across and found.endings))
 
     def _stray(self, state: State) -> int | None:
         """The frame of `state` with a piece that no rule put there on a free cell."""

@@ -9,6 +9,7 @@ from magboard.firmware.games import Game
 from magboard.hardware.spec import BoardSpec
 
 from .base import Profile, ProfileError
+from .lance import lance_profile
 from .parts import Difference, Layout, Movement, PieceKind, Spot, Step, Supply
 from .sized import tictaccap_profile, tictacdoh_profile
 from .tictactoe import tictactoe_profile
@@ -21,6 +22,7 @@ _PROFILES: dict[tuple[str, str], ProfileMaker] = {
     ("tic-tac-cap", "mini"): tictaccap_profile,
     ("tic-tac-cap", "r1"): tictaccap_profile,
     ("tic-tac-doh", "r1"): tictacdoh_profile,
+    ("lance-assembly", "r1"): lance_profile,
 }
 
 

@@ -20,7 +20,7 @@ from magboard.firmware.games import (
     all_games,
     get_game,
 )
-from magboard.firmware.games.perft import perft_series, turn_results
+from magboard.firmware.games.perft import perft_series
 
 GAMES = all_games()
 MAX_ACTIONS = 5000
@@ -83,8 +83,9 @@ def test_notation_round_trips_for_every_legal_action(game):
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
 def test_equal_keys_mean_the_same_future(game):
-    """Breadth-first over the first turns: positions with one key agree on everything that
-    matters next, so the key can stand for the position in perft and repetition counts."""
+    """Breadth-first over the first actions (mid-turn states too): positions with one key agree
+    on everything that matters next, so the key can stand for the position in perft and
+    repetition counts."""
     seen: dict[object, State] = {}
     frontier = deque([(game.new_state(), 0)])
     while frontier and len(seen) < 3000:
@@ -95,8 +96,8 @@ def test_equal_keys_mean_the_same_future(game):
         assert other.to_move == state.to_move
         assert other.outcome() == state.outcome()
         assert sorted(map(str, other.legal_actions())) == sorted(map(str, state.legal_actions()))
-        if depth < 3:
-            frontier.extend((child, depth + 1) for child in turn_results(state).values())
+        if depth < 6:
+            frontier.extend((state.apply(a), depth + 1) for a in state.legal_actions())
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)

@@ -9,60 +9,56 @@ import random
 import pytest
 
 from magboard.firmware.games import PASS, State, get_game
+from magboard.firmware.games.perft import settled
 from magboard.firmware.profiles import Profile, profile_for, profiled_pairs
 from magboard.firmware.referee import Matcher
+from magboard.firmware.referee.evidence import best_explained
 from magboard.hardware.spec import load_board
 
 PAIRS = profiled_pairs()
-GAMES_PER_PROFILE = 60
+TURNS_PER_PROFILE = 400
+WALKS_PER_TURN = 12
 
 
-def continuations(profile: Profile, start: State) -> list[tuple[State, frozenset]]:
-    """Every position the turn can physically reach, with the board cells its path touched:
-    written here with its own walk, not the referee's search."""
-    found = []
-    pending = [(start, frozenset())]
-    seen = {start}
-    while pending:
-        state, touched = pending.pop()
-        for action in state.legal_actions():
-            if not action.seen:
-                continue
-            after = state.apply(action)
-            before, now = profile.layout(state).cells, profile.layout(after).cells
-            path = touched | {c for c in before.keys() | now.keys() if before.get(c) != now.get(c)}
-            if after in seen:
-                continue
-            seen.add(after)
-            found.append((after, path))
-            if after.turn == start.turn and after.outcome() is None:
-                pending.append((after, path))
-    return found
+def walk(profile: Profile, start: State, rng: random.Random) -> tuple[State, int]:
+    """A random way through the turn by seen actions, stopping at its end or anywhere before,
+    with the sensor bits it changed on the way: written here, not the referee's."""
+    state, anchor, bits = start, profile.render(start), 0
+    while True:
+        seen = [a for a in state.legal_actions() if a.seen]
+        if not seen:  # only the button is left: the turn ends unseen
+            return state, bits
+        state = state.apply(rng.choice(seen))
+        bits |= profile.render(state) ^ anchor
+        if state.turn != start.turn or state.outcome() is not None or rng.random() < 0.3:
+            return state, bits
 
 
 @pytest.mark.parametrize(("game_name", "board_name"), PAIRS, ids=[f"{g}@{b}" for g, b in PAIRS])
-def test_no_two_continuations_share_a_frame_and_each_is_found(game_name, board_name):
+def test_every_continuation_is_read_from_its_frame_alone(game_name, board_name):
     game = get_game(game_name)
     profile = profile_for(game, load_board(board_name))
     matcher = Matcher(profile, max_seconds=10.0)
     rng = random.Random(f"{game_name}@{board_name}")
     turns = 0
-    for _ in range(GAMES_PER_PROFILE):
+    while turns < TURNS_PER_PROFILE:
         state = game.new_state()
-        while state.outcome() is None:
-            by_frame: dict[int, set] = {}
-            complete = []
-            for after, path in continuations(profile, state):
-                frame = profile.render(after)
-                by_frame.setdefault(frame, set()).add(after.key())
-                found = matcher.search(state, frame, matcher.game_cells(path), across=False)
-                assert after.key() in {r.state.key() for r in found.exact}, after
-                if after.turn != state.turn or after.outcome() is not None:
-                    complete.append(after)
+        while state.outcome() is None and turns < TURNS_PER_PROFILE:
             turns += 1
-            # No physical way to finish the turn: a forced pass, which the referee makes itself.
-            state = rng.choice(complete) if complete else state.apply(PASS)
-    assert turns > GAMES_PER_PROFILE
+            if not any(a.seen for a in state.legal_actions()):
+                state = state.apply(PASS)  # a forced pass, which the referee makes itself
+                continue
+            for _ in range(WALKS_PER_TURN):
+                after, bits = walk(profile, state, rng)
+                changed = matcher.game_cells(profile.sensors.spots(bits))
+                found = matcher.search(state, profile.render(after), changed)
+                read = best_explained(profile, found.exact, bits)
+                assert [r.state.key() for r in read] == [after.key()], after
+            begun = state.turn
+            while state.turn == begun and state.outcome() is None:
+                state = state.apply(rng.choice(state.legal_actions()))
+            state = settled(state)
+    assert turns == TURNS_PER_PROFILE
 
 
 @pytest.mark.parametrize(("game_name", "board_name"), PAIRS, ids=[f"{g}@{b}" for g, b in PAIRS])

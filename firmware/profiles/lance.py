@@ -1,0 +1,96 @@
+"""Lance Assembly on r1: tiles told apart by their magnets, waiting in boxes off the board.
+
+A's tiles are north-down and B's south-down (the centre channel), the neutral tile trips the
+inner ring: every cell says whose tile is on it, so a slid group is read from the frame alone.
+Thirty-seven tiles are more than the trays' sensed slots, so they wait in boxes no sensor sees;
+the board learns of a placement from the cell it lands on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cached_property
+from typing import Any
+
+from magboard.firmware.games import Action, Cell, State, get_game
+from magboard.firmware.games.lance import (
+    NEUTRAL,
+    SIDE,
+    LanceState,
+    Place,
+    PlaceNeutral,
+    Slide,
+)
+from magboard.hardware.spec import BoardSpec
+
+from .base import Profile
+from .parts import Layout, PieceKind, Step, Supply
+
+BOXES = ("A", "B", "N")
+
+
+class LanceProfile(Profile):
+    def draw(self, state: State) -> int:
+        """Straight from the board's bytes: the referee draws every position it considers, and
+        a turn of Lance Assembly considers many."""
+        assert isinstance(state, LanceState)
+        bits, frame = self._cell_bits, 0
+        for i, v in enumerate(state.board):
+            if v:
+                frame |= bits[i][v]
+        return frame
+
+    @cached_property
+    def _cell_bits(self) -> tuple[dict[int, int], ...]:
+        """Per game cell, row-major, the frame bits of each tile label standing there."""
+        a, b, neutral = self.kinds
+        table = []
+        for i in range(SIDE * SIDE):
+            cell = self.to_board((i % SIDE, i // SIDE))
+            table.append(
+                {
+                    label: self.frame_of(Layout({cell: (kind,)}, {}))
+                    for label, kind in ((1, a), (2, b), (NEUTRAL, neutral))
+                }
+            )
+        return tuple(table)
+
+    def layout(self, state: State) -> Layout:
+        assert isinstance(state, LanceState)
+        a, b, neutral = self.kinds
+        by_label = {1: a, 2: b, NEUTRAL: neutral}
+        cells = {
+            self.to_board((i % SIDE, i // SIDE)): (by_label[v],)
+            for i, v in enumerate(state.board)
+            if v
+        }
+        supplies = {"A": state.supplies[0], "B": state.supplies[1], "N": int(state.neutral_in_hand)}
+        return Layout(cells, supplies)
+
+    def placement(self, state: State, kind: PieceKind, cell: Cell) -> Action | None:
+        game_cell = self.to_game(cell)
+        if game_cell is None:
+            return None
+        return PlaceNeutral(game_cell) if kind.owner is None else Place(game_cell)
+
+    def plan(self, state: State, action: Action) -> tuple[Step, ...]:
+        assert isinstance(state, LanceState)
+        if isinstance(action, Place):
+            return (Step(BOXES[state.to_move], self.to_board(action.cell)),)
+        if isinstance(action, PlaceNeutral):
+            return (Step("N", self.to_board(action.cell)),)
+        if isinstance(action, Slide):
+            return tuple(
+                Step(self.to_board(old), self.to_board(new), slide=True)
+                for old, new in zip(action.cells, action.moved, strict=True)
+            )
+        return ()
+
+
+def lance_profile(spec: BoardSpec, options: Mapping[str, Any] | None = None) -> LanceProfile:
+    a = PieceKind("A", frozenset({"n"}), 0, "A")
+    b = PieceKind("B", frozenset({"s"}), 1, "B")
+    neutral = PieceKind("N", frozenset({"i"}), None, "N")
+    supplies = tuple(Supply(kind.name, (kind,)) for kind in (a, b, neutral))
+    origin = ((spec.columns - SIDE) // 2, (spec.rows - SIDE) // 2)
+    return LanceProfile(get_game("lance-assembly"), spec, origin, (a, b, neutral), supplies)
