@@ -1,25 +1,42 @@
-"""Lance Assembly, sliding tic-tac-toe (rules/lance-assembly.md): one bout.
+"""Lance Assembly, sliding tic-tac-toe (rules/lance-assembly.md): a match of bouts.
 
-A turn is a place, a slide, or a place then a slide, and B may put the neutral tile down at any
-moment of its turn; lances (five or more in a line) are judged once the whole turn is over, the
-mover first. The board cannot see a turn end that could go on, so the player ends it (END_TURN,
-the seat button); a turn with nothing left to do ends by itself.
+A turn is a place, a slide, or a place then a slide, and the bout's second player may put the
+neutral tile down at any moment of its turn; lances (five or more in a line) are judged once the
+whole turn is over, the mover first. The board cannot see a turn end that could go on, so the
+player ends it (END_TURN, the seat button); a turn with nothing left to do ends by itself.
 
-The position, for repetition and perft, is the board, the player to move and whether the
-neutral tile is still in hand; the turn counter is kept beside it for `max_turns`.
+Seats A and B keep their colours all match long; the rules' "A" and "B" are roles, the bout's
+starter and the other player, and the starter alternates between bouts (a stalemated bout is
+replayed with the same starter). A bout that ends without ending the match leaves its tiles on
+the board: clearing them is the obligation that opens the next bout, so the match, its score and
+its bouts are one game the journal replays. A clock is not the rules' business, but what happens
+when it runs out is: `FlagFell`, which the clock reports and no player can choose.
+
+The position, for repetition, is the board, the player to move and whether the neutral tile is
+still in hand; the key adds the bout's turn count (for `max_turns`) and the match around it.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 from magboard.firmware import native
 
-from .core import END_TURN, Action, Game, Option, Outcome, State, match_notation
+from .core import (
+    CARRY_OUT,
+    END_TURN,
+    Action,
+    Game,
+    Obligation,
+    Option,
+    Outcome,
+    State,
+    match_notation,
+)
 from .grid import Cell, cell_name, draw_grid, parse_cell
 
 SIDE = 6
@@ -33,6 +50,9 @@ MIN_EMPTY_TO_PLACE = 5
 """Placing (a tile or the neutral) needs more than four empty cells."""
 DIRECTIONS = {">": (1, 0), "<": (-1, 0), "^": (0, 1), "v": (0, -1)}
 SEATS = ("A", "B")
+BOUTS_TO_WIN = 2
+BOXES = ("A", "B", "N")
+"""Where tiles wait off the board, by seat and then the neutral tile's: the supplies' names."""
 
 
 def _index(cell: Cell) -> int:
@@ -100,15 +120,32 @@ class Slide(Action):
         return frozenset(set(self.cells) ^ set(self.moved))
 
 
-_NOTATION = re.compile(r"(N)?([a-f][1-6])|([a-f][1-6])([<>^v])([1-6]):([1-5])")
+@dataclass(frozen=True)
+class FlagFell(Action):
+    """`seat`'s time ran out: it loses the bout. Its clock reports it; no turn lists it."""
+
+    seat: int
+    seen: ClassVar[bool] = False
+
+    def __str__(self) -> str:
+        return f"flag {SEATS[self.seat]}"
+
+
+_NOTATION = re.compile(r"(N)?([a-f][1-6])|([a-f][1-6])([<>^v])([1-6]):([1-5])|flag ([AB])")
 
 
 def parse_action(text: str) -> Action:
     if text.strip() == "end":
         return END_TURN
+    if text.strip() == "done":
+        return CARRY_OUT
     found = match_notation(
-        _NOTATION, text, "a placement (c3), the neutral tile (Nc3), a slide (b2>3:1) or end"
+        _NOTATION,
+        text,
+        "a placement (c3), the neutral tile (Nc3), a slide (b2>3:1), end, done or flag A",
     )
+    if found[7]:
+        return FlagFell(SEATS.index(found[7]))
     if found[3]:
         return Slide(parse_cell(found[3]), int(found[5]), found[4], int(found[6]))
     cell = parse_cell(found[2])
@@ -116,31 +153,82 @@ def parse_action(text: str) -> Action:
 
 
 @dataclass(frozen=True)
+class BoutResult:
+    """How a bout ended: its winner (None for a stalemate), why, and the lance that won it."""
+
+    winner: int | None
+    reason: str
+    cells: frozenset[Cell] = frozenset()
+
+
+@dataclass(frozen=True)
 class LanceState(State):
     board: bytes = bytes(CELLS)
-    """Per cell, row-major from a1: 0 empty, 1 A's tile, 2 B's tile, 4 the neutral tile."""
+    """Per cell, row-major from a1: 0 empty, 1 seat A's tile, 2 seat B's tile, 4 the neutral."""
     to_move: int = 0
     turn: int = 0
     supplies: tuple[int, int] = (TILES, TILES)
+    """Tiles each seat still has off the board."""
     neutral_in_hand: bool = True
     placed: bool = False
     """This turn has placed a tile."""
     slid: bool = False
     """This turn has slid a group (after which only the neutral tile may follow)."""
     seen: tuple[Hashable, ...] = field(default=(), compare=False, repr=False)
-    """The position after every turn so far (this one's last), for the repetition rule."""
+    """The position after every turn of this bout so far, for the repetition rule."""
     max_turns: int = 300
+    starter: int = 0
+    """The seat that started this bout (the rules' A); the other holds the neutral tile."""
+    opened: int = 0
+    """`turn` when this bout began."""
+    bouts: tuple[BoutResult, ...] = ()
+    """Every finished bout of the match, this one included once it is over."""
+    over: bool = False
+    """This bout is over (its result is the last of `bouts`): its tiles are still to clear."""
+    flag: int | None = None
+    """The seat whose time ran out in this bout."""
 
     @property
     def can_end_turn(self) -> bool:
-        return self.placed or self.slid
+        return (self.placed or self.slid) and not self.over
+
+    def _evolve(self, **changes: Any) -> LanceState:
+        """This state with `changes`: `dataclasses.replace` without its per-call checks, as the
+        referee's search makes thousands of states for one judged frame."""
+        after = object.__new__(LanceState)
+        values = after.__dict__
+        for name in _FIELDS:
+            values[name] = self.__dict__[name]
+        values.update(changes)
+        return after
+
+    @property
+    def must_pass(self) -> bool:
+        return False  # a tile can always slide, and the first turn always places
+
+    @property
+    def bout(self) -> int:
+        """This bout's number, from 1 (a replayed stalemate is a bout of its own)."""
+        return len(self.bouts) + (0 if self.over else 1)
+
+    @property
+    def bout_turn(self) -> int:
+        return self.turn - self.opened
 
     @property
     def _position(self) -> Hashable:
         return self.board, self.to_move, self.neutral_in_hand
 
     def key(self) -> Hashable:
-        return (*self._position, self.turn, self.placed, self.slid)
+        return (
+            *self._position,
+            self.bout_turn,
+            self.placed,
+            self.slid,
+            self.starter,
+            self.bouts,
+            self.over,
+        )
 
     @cached_property
     def _empty(self) -> int:
@@ -149,37 +237,53 @@ class LanceState(State):
     def _may_place(self) -> bool:
         return self._empty >= MIN_EMPTY_TO_PLACE
 
-    def _neutral_allowed(self) -> bool:
-        return self.to_move == 1 and self.neutral_in_hand and self._may_place()
+    @property
+    def may_place_neutral(self) -> bool:
+        return self.to_move != self.starter and self.neutral_in_hand and self._may_place()
+
+    @property
+    def may_place_own(self) -> bool:
+        return (
+            not self.placed and not self.slid and self._may_place() and self.supplies[self.to_move]
+        )
+
+    @property
+    def may_slide(self) -> bool:
+        return not self.over and self.bout_turn > 0 and not self.slid
 
     def _legal(self) -> tuple[Action, ...]:
-        if self.outcome() is not None:
-            return ()
+        if self.over:
+            return () if self.outcome() is not None else (CARRY_OUT,)
         empty = [_cell(i) for i, v in enumerate(self.board) if not v]
         actions: list[Action] = []
-        if not self.placed and not self.slid and self._may_place() and self.supplies[self.to_move]:
+        if self.may_place_own:
             actions += [Place(c) for c in empty]
-        if self.turn > 0 and not self.slid:
+        if self.may_slide:
             actions += self._slides()
-        if self._neutral_allowed():
+        if self.may_place_neutral:
             actions += [PlaceNeutral(c) for c in empty]
         if self.can_end_turn:
             actions.append(END_TURN)
         return tuple(actions)
 
+    def is_legal(self, action: Action) -> bool:
+        if isinstance(action, FlagFell):
+            return not self.over and action.seat == self.to_move
+        return super().is_legal(action)
+
     def actions_within(self, cells: frozenset[Cell]) -> tuple[Action, ...]:
         """Only placements on `cells` and slides whose changed cells lie in `cells`: the
         referee's candidates, without listing every slide of the board."""
-        if self.outcome() is not None:
+        if self.over:
             return ()
         board = self.board
         empty = [c for c in cells if 0 <= c[0] < SIDE and 0 <= c[1] < SIDE and not board[_index(c)]]
         actions: list[Action] = []
-        if not self.placed and not self.slid and self._may_place() and self.supplies[self.to_move]:
+        if self.may_place_own:
             actions += [Place(c) for c in empty]
-        if self.turn > 0 and not self.slid:
+        if self.may_slide:
             actions += self._slides_within(cells)
-        if self._neutral_allowed():
+        if self.may_place_neutral:
             actions += [PlaceNeutral(c) for c in empty]
         return tuple(actions)
 
@@ -236,6 +340,12 @@ class LanceState(State):
         return slides
 
     def _play(self, action: Action) -> State:
+        if action == CARRY_OUT:
+            return self._next_bout()
+        if isinstance(action, FlagFell):
+            return self._evolve(
+                self, flag=action.seat, turn=self.turn + 1, to_move=1 - self.to_move
+            )._close_bout()
         board = bytearray(self.board)
         if action == END_TURN:
             return self._end_turn(bytes(board))
@@ -257,18 +367,14 @@ class LanceState(State):
             for c, tile in zip(action.moved, tiles, strict=True):
                 board[_index(c)] = tile
             slid = True
-        after = LanceState(
-            bytes(board),
-            self.to_move,
-            self.turn,
-            supplies,
-            neutral,
-            placed,
-            slid,
-            self.seen,
-            self.max_turns,
+        after = self._evolve(
+            board=bytes(board),
+            supplies=supplies,
+            neutral_in_hand=neutral,
+            placed=placed,
+            slid=slid,
         )
-        if self.turn == 0 or after._nothing_left():
+        if self.bout_turn == 0 or after._nothing_left():
             return after._end_turn(after.board)
         return after
 
@@ -276,7 +382,7 @@ class LanceState(State):
         """The turn has done its part and no action but ending it remains."""
         if not self.can_end_turn:
             return False
-        if self._neutral_allowed():
+        if self.may_place_neutral:
             return False
         return self.slid or not self._slide_exists()
 
@@ -297,68 +403,143 @@ class LanceState(State):
 
     def _end_turn(self, board: bytes) -> LanceState:
         reached = (board, 1 - self.to_move, self.neutral_in_hand)
-        return LanceState(
-            board,
-            1 - self.to_move,
-            self.turn + 1,
-            self.supplies,
-            self.neutral_in_hand,
-            False,
-            False,
-            (*self.seen, reached),
-            self.max_turns,
+        after = self._evolve(
+            board=board,
+            to_move=1 - self.to_move,
+            turn=self.turn + 1,
+            placed=False,
+            slid=False,
+            seen=(*self.seen, reached),
         )
+        return after._close_bout() if after._judge_bout() is not None else after
 
-    @cached_property
-    def _outcome(self) -> Outcome | None:
-        if self.placed or self.slid or self.turn == 0:
-            return None
+    def _judge_bout(self) -> BoutResult | None:
+        """The bout's end, judged when a turn is over: lances (the mover's first), then
+        stalemates."""
+        if self.flag is not None:
+            return BoutResult(1 - self.flag, f"{SEATS[self.flag]}'s time ran out")
         lances = native.winners(SHAPE, self.board)
         mover = 1 - self.to_move
         for seat in (mover, 1 - mover):
             if lances >> seat & 1:
                 cells = native.find_lines(SHAPE, self.board).cells(seat)
-                return Outcome((seat,), "a lance of five", cells)
+                return BoutResult(seat, f"{SEATS[seat]} made a lance of five", frozenset(cells))
         if self.seen.count(self._position) >= 3:
-            return Outcome((), "stalemate: the position came up a third time")
-        if self.turn >= self.max_turns:
-            return Outcome((), f"stalemate: {self.max_turns} turns without a lance")
+            return BoutResult(None, "stalemate: the position came up a third time")
+        if self.bout_turn >= self.max_turns:
+            return BoutResult(None, f"stalemate: {self.max_turns} turns without a lance")
         return None
+
+    def _close_bout(self) -> LanceState:
+        """The bout is over: its result joins the match (the tiles stay until cleared)."""
+        result = self._judge_bout()
+        assert result is not None
+        return self._evolve(bouts=(*self.bouts, result), placed=False, slid=False, over=True)
+
+    @property
+    def score(self) -> tuple[int, int]:
+        """Bouts won by each seat so far."""
+        won = [b.winner for b in self.bouts]
+        return won.count(0), won.count(1)
+
+    @cached_property
+    def _outcome(self) -> Outcome | None:
+        if not self.over or max(self.score) < BOUTS_TO_WIN:
+            return None
+        last = self.bouts[-1]
+        assert last.winner is not None
+        a, b = self.score
+        return Outcome(
+            (last.winner,),
+            f"{last.reason}: {SEATS[last.winner]} wins the match {max(a, b)}-{min(a, b)}",
+            last.cells,
+            self.score,
+        )
 
     def outcome(self) -> Outcome | None:
         return self._outcome
 
+    @property
+    def obligations(self) -> tuple[Obligation, ...]:
+        if not self.over or self.outcome() is not None:
+            return ()
+        last = self.bouts[-1]
+        a, b = self.score
+        starter = self._next_starter()
+        tiles = frozenset(_cell(i) for i, v in enumerate(self.board) if v)
+        return (
+            Obligation(
+                f"bout {len(self.bouts)}: {last.reason} (A {a}, B {b}); clear the board for"
+                f" bout {len(self.bouts) + 1}, {SEATS[starter]} starts",
+                tiles,
+                frozenset(BOXES),
+            ),
+        )
+
+    def _next_starter(self) -> int:
+        last = self.bouts[-1]
+        return self.starter if last.winner is None else 1 - self.starter
+
+    def _next_bout(self) -> LanceState:
+        """The board is clear: the next bout begins, its starter to move."""
+        starter = self._next_starter()
+        return LanceState(
+            to_move=starter,
+            turn=self.turn,
+            max_turns=self.max_turns,
+            starter=starter,
+            opened=self.turn,
+            bouts=self.bouts,
+        )
+
     def why_illegal(self, action: Action) -> str:
+        if self.over:
+            return "the bout is over: clear the board for the next one"
         if isinstance(action, Place | PlaceNeutral):
             if self.board[_index(action.cell)]:
                 return f"{cell_name(action.cell)} is not empty"
             if not self._may_place():
                 return "only four cells are empty: no more placing, only slides"
-        if isinstance(action, PlaceNeutral) and self.to_move == 0:
-            return "the neutral tile is B's"
-        if isinstance(action, Slide) and self.turn == 0:
-            return "A's first turn is one placement, nothing else"
+        if isinstance(action, PlaceNeutral) and self.to_move == self.starter:
+            return "the neutral tile is the second player's"
+        if isinstance(action, Slide) and self.bout_turn == 0:
+            return "the first turn of a bout is one placement, nothing else"
+        if isinstance(action, Place) and (self.placed or self.slid):
+            return "one placement a turn, and never after a slide"
         return super().why_illegal(action)
 
     def __str__(self) -> str:
         marks = {0: ".", 1: "A", 2: "B", NEUTRAL: "N"}
         grid = draw_grid(SIDE, SIDE, lambda c: marks[self.board[_index(c)]])
-        return f"{grid}\nA: {self.supplies[0]}  B: {self.supplies[1]}" + (
-            "  neutral in hand" if self.neutral_in_hand else ""
+        a, b = self.score
+        neutral = "  neutral in hand" if self.neutral_in_hand else ""
+        return (
+            f"{grid}\nbout {self.bout}, A {a} - B {b}; {SEATS[self.starter]} started"
+            f"\ntiles off the board: A {self.supplies[0]}  B {self.supplies[1]}{neutral}"
         )
 
 
 def _start(options: Mapping[str, Any]) -> LanceState:
-    return LanceState(max_turns=options["max_turns"])
+    starter = SEATS.index(options["starter"])
+    return LanceState(max_turns=options["max_turns"], to_move=starter, starter=starter)
 
 
 GAME = Game(
     name="lance-assembly",
     title="Lance Assembly",
-    summary="Sliding tic-tac-toe on 6x6: place, slide groups, five in a line wins a bout.",
+    summary="Sliding tic-tac-toe on 6x6: place, slide groups; five in a line wins a bout, two"
+    " bouts the match.",
     seats=SEATS,
     board=(SIDE, SIDE),
     options=(
+        Option("starter", "A", "who starts the first bout (then the starter alternates)", SEATS),
+        Option(
+            "clock",
+            "lance",
+            "lance: 60 s a turn, then a 5-minute reserve; classic: 120 s a turn and the"
+            " reserve; none: no clocks",
+            ("lance", "classic", "none"),
+        ),
         Option(
             "max_turns",
             300,
@@ -374,3 +555,4 @@ GAME = Game(
     rules_file="lance-assembly.md",
 )
 LanceState.game = GAME
+_FIELDS = tuple(f.name for f in fields(LanceState))
