@@ -197,7 +197,11 @@ class _Pipeline:
         matcher = Matcher(self.profile, max_nodes=10**6, max_seconds=math.inf)
         cells = matcher.game_cells(self.profile.sensors.spots(changed))
         found = matcher.search(
-            start, frames[-1], cells, across=matcher.any_reply if across else None
+            start,
+            frames[-1],
+            cells,
+            across=matcher.any_reply if across else None,
+            passed=(anchor, *frames),
         )
         return bool(found.exact or (across and found.endings))
 

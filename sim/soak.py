@@ -428,7 +428,7 @@ class GameSoak:
             expected = [("move", player, notation)]
             self._last_mover = player
             self.turn_actions = ()
-        while after.outcome() is None and after.legal_actions() == (PASS,):
+        while after.must_pass:
             expected.append(("move", after.to_move, ("pass",)))
             after = after.apply(PASS)
         self.state = after
@@ -444,7 +444,7 @@ class GameSoak:
         after = self.state.apply(action)
         if not _completes(self.state, action) or after.obligations:
             return None
-        while after.outcome() is None and after.legal_actions() == (PASS,):
+        while after.must_pass:
             after = after.apply(PASS)
         replies = [
             a

@@ -219,6 +219,12 @@ class State(ABC):
         return frozenset((c, r) for c in range(width) for r in range(height))
 
     @property
+    def must_pass(self) -> bool:
+        """The player to move can only pass (Tic-Tac-Cap with nothing placeable): the board
+        passes for them. A game that never passes says so without listing its actions."""
+        return self.outcome() is None and self.legal_actions() == (PASS,)
+
+    @property
     def obligations(self) -> tuple[Obligation, ...]:
         """Follow-ups still to be made by hand; while there are any, the only legal action is
         `CARRY_OUT` and the next turn waits."""

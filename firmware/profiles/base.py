@@ -112,6 +112,12 @@ class Profile(ABC):
             self._frames[state] = frame
         return frame
 
+    def may_become(self, state: State, frame: int) -> bool:
+        """False where no way to go on with the turn from `state` (stopping there included)
+        can show the canonical `frame`: the referee's search leaves such positions unexplored.
+        A profile that knows its game's turns well answers cheaply; the default never prunes."""
+        return True
+
     def draw(self, state: State) -> int:
         """The frame of `state`, uncached; a profile whose positions are many may draw them
         faster than through their layout."""

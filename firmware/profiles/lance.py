@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cached_property
+from itertools import combinations
 from typing import Any
 
 from magboard.firmware.games import Action, Cell, State, get_game
 from magboard.firmware.games.lance import (
+    BOXES,
     NEUTRAL,
     SIDE,
     LanceState,
@@ -26,8 +28,6 @@ from magboard.hardware.spec import BoardSpec
 from .base import Profile
 from .parts import Layout, PieceKind, Step, Supply
 
-BOXES = ("A", "B", "N")
-
 
 class LanceProfile(Profile):
     def draw(self, state: State) -> int:
@@ -39,6 +39,61 @@ class LanceProfile(Profile):
             if v:
                 frame |= bits[i][v]
         return frame
+
+    def may_become(self, state: State, frame: int) -> bool:
+        """What is left of a turn is at most one own tile placed, one slide along a row or a
+        column, and the neutral tile: the cells where `frame`'s board differs from the
+        position's, but for those placements, must lie on one line, and only while a slide is
+        still to come."""
+        assert isinstance(state, LanceState)
+        target = self._board_of(frame)
+        if target is None:
+            return False
+        board = state.board
+        diff = [i for i in range(SIDE * SIDE) if board[i] != target[i]]
+        if not diff:
+            return True
+        own, other = 1 << state.to_move, 2 >> state.to_move
+        gained = {
+            label: target.count(label) - board.count(label) for label in (own, other, NEUTRAL)
+        }
+        if gained[other] or gained[own] not in (0, 1) or gained[NEUTRAL] not in (0, 1):
+            return False
+        if gained[own] and not state.may_place_own:
+            return False
+        if gained[NEUTRAL] and not state.may_place_neutral:
+            return False
+        arrivals = [i for i in diff if not board[i] and gained.get(target[i], 0)]
+        if not state.may_slide:
+            return len(diff) == len(arrivals) == gained[own] + gained[NEUTRAL]
+        placements = gained[own] + gained[NEUTRAL]
+        return any(
+            _in_a_line([i for i in diff if i not in dropped])
+            for size in range(placements + 1)
+            for dropped in combinations(arrivals, size)
+        )
+
+    def _board_of(self, frame: int) -> tuple[int, ...] | None:
+        """The tile on each game cell as `frame` shows it, None if some cell shows what no
+        tile makes."""
+        board = []
+        for mask, labels in self._cell_reading:
+            label = labels.get(frame & mask)
+            if label is None:
+                return None
+            board.append(label)
+        return tuple(board)
+
+    @cached_property
+    def _cell_reading(self) -> tuple[tuple[int, dict[int, int]], ...]:
+        """Per game cell, row-major: its sensor bits, and the tile label each reading means."""
+        return tuple(
+            (
+                self.sensors.spot_mask(self.to_board((i % SIDE, i // SIDE))),
+                {0: 0, **{b: label for label, b in bits.items()}},
+            )
+            for i, bits in enumerate(self._cell_bits)
+        )
 
     @cached_property
     def _cell_bits(self) -> tuple[dict[int, int], ...]:
@@ -85,6 +140,11 @@ class LanceProfile(Profile):
                 for old, new in zip(action.cells, action.moved, strict=True)
             )
         return ()
+
+
+def _in_a_line(cells: list[int]) -> bool:
+    """Whether the cells (row-major indices) lie in one row or one column."""
+    return len({i // SIDE for i in cells}) <= 1 or len({i % SIDE for i in cells}) <= 1
 
 
 def lance_profile(spec: BoardSpec, options: Mapping[str, Any] | None = None) -> LanceProfile:

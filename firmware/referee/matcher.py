@@ -63,7 +63,7 @@ class Found:
 
 def forced_passes(state: State) -> State:
     """A player with no legal placement passes at once (Tic-Tac-Cap): nothing to see."""
-    while state.outcome() is None and state.legal_actions() == (PASS,):
+    while state.must_pass:
         state = state.apply(PASS)
     return state
 
@@ -100,14 +100,20 @@ class Matcher:
         changed: frozenset[Cell],
         *,
         across: Callable[[Reading], frozenset[Cell | str] | None] | None = None,
+        passed: Collection[int] = (),
     ) -> Found:
         """Readings from `start` (a turn's start) to the canonical `frame`, using only actions
         that touch the game cells in `changed`; with `across`, also a complete turn followed
         by a reply: `across` says, for a complete turn, the board places its reply may touch
         (those that changed after the frames showed the turn done), or None where the frames
         never showed it, and then no reply is sought. Keeping to what the frames show keeps the
-        search small."""
-        render = self.profile.render
+        search small. A position from which the profile says the frame cannot be reached is
+        left unexplored; with `across`, a first turn may also be heading for one of the frames
+        `passed` through (where its reply began), and without them it is not pruned."""
+        render, may_become = self.profile.render, self.profile.may_become
+        heading: Collection[int] = (frame,)
+        if across is not None:
+            heading = {frame, *passed} if passed else ()
         deadline = self.timer() + self.max_seconds
         exact: list[Reading] = []
         endings: list[Reading] = []
@@ -129,7 +135,10 @@ class Matcher:
                 if render(after) == frame:
                     exact.append(reading)
                 if not done:
-                    if after not in expanded:
+                    goals = heading if node.previous is None else (frame,)
+                    if after not in expanded and (
+                        not goals or any(may_become(after, g) for g in goals)
+                    ):
                         expanded.add(after)
                         pending.append((reading, cells))
                     continue
@@ -145,4 +154,3 @@ class Matcher:
                         second = Reading(following, (), False, following, reading)
                         pending.append((second, self.game_cells(reply) & changed))
         return Found(tuple(exact), tuple(endings))
-

@@ -212,26 +212,27 @@ class Referee:
         changed = self._changed_cells()
         start, search = self.turn_start, self.matcher.search
         try:
-            found = search(start, frame, changed)
-            single = best_explained(
-                profile, [r for r in found.exact if in_order(profile, trail, r)], self._touched
-            )
-            if len(single) > 1:
-                shown = ", ".join(" ".join(notation(r.actions)) for r in single)
-                self._illegal(raw, now, f"the board cannot tell these apart: {shown}")
-                return
-            if single:
-                self._accept(single[0], now, frame)
-                return
-            if self._partial and frame == profile.render(start):
-                self._accept(Reading(start, (), False, start), now, frame)
-                return
-            if self._is_takeback(frame):
-                self._take_back(frame, now)
-                return
-            found = search(start, frame, changed, across=self._reply_cells)
+            found = search(start, frame, changed, across=self._reply_cells, passed=trail)
         except SearchLimitError as error:
             self._illegal(raw, now, f"too much changed at once to read ({error}): put it back")
+            return
+        single = best_explained(
+            profile,
+            [r for r in found.exact if r.previous is None and in_order(profile, trail, r)],
+            self._touched,
+        )
+        if len(single) > 1:
+            shown = ", ".join(" ".join(notation(r.actions)) for r in single)
+            self._illegal(raw, now, f"the board cannot tell these apart: {shown}")
+            return
+        if single:
+            self._accept(single[0], now, frame)
+            return
+        if self._partial and frame == profile.render(start):
+            self._accept(Reading(start, (), False, start), now, frame)
+            return
+        if self._is_takeback(frame):
+            self._take_back(frame, now)
             return
         for candidates in (
             [r for r in found.exact if r.previous is not None],
@@ -409,7 +410,7 @@ class Referee:
     def _pass_while_forced(self, now: float) -> None:
         """A player with no legal placement passes (Tic-Tac-Cap): the board says so and moves
         on without waiting for anyone."""
-        while self.position.outcome() is None and self.position.legal_actions() == (PASS,):
+        while self.position.must_pass:
             before, player = self.position, self.position.to_move
             self.history.append(Turn(before, player, (PASS,)))
             self.position = before.apply(PASS)
