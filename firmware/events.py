@@ -148,6 +148,22 @@ class GameOver(Event):
 
 
 @dataclass(frozen=True)
+class ClockChanged(Event):
+    """A game clock changed stage: a seat's time started running (`turn`), moved on to its
+    reserve, reached its last seconds, ran out (`flag`), or the clock stopped. Between events
+    the running seat's time goes down by the seconds passed, its turn time first."""
+
+    TYPE = "clock"
+    seat: int | None
+    """The seat whose time runs (None: stopped)."""
+    stage: str
+    """'turn', 'reserve', 'last-seconds', 'flag' or 'stopped'."""
+    turn_left: float
+    reserves: tuple[float, ...]
+    """Each seat's reserve, in seconds."""
+
+
+@dataclass(frozen=True)
 class LedFrame(Event):
     """One frame sent to the LED chain: six hex digits (RGB, before the driver's brightness
     scaling and pixel order) per LED, in chain order."""
@@ -261,6 +277,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Restored,
         TakenBack,
         GameOver,
+        ClockChanged,
         LedFrame,
         FaultSurvived,
         ButtonPressed,

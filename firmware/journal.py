@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .events import (
+    ClockChanged,
     Event,
     EventError,
     Fulfilled,
@@ -24,7 +25,7 @@ from .events import (
 )
 from .games import CARRY_OUT
 
-KEPT = (GameStarted, Moved, Partial, Fulfilled, TakenBack)
+KEPT = (GameStarted, Moved, Partial, Fulfilled, TakenBack, ClockChanged)
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,8 @@ class Resume:
     board: str
     actions: tuple[str, ...]
     """Every action played, in order, including a turn still in progress."""
+    reserves: tuple[float, ...] | None = None
+    """The game clock's reserves as last recorded (at the start of the turn in progress)."""
 
 
 class Journal:
@@ -59,13 +62,14 @@ class Journal:
         start: GameStarted | None = None
         done: list[str] = []
         partial: tuple[str, ...] = ()
+        reserves: tuple[float, ...] | None = None
         for line in lines:
             try:
                 event = event_from_json(line)
             except EventError:
                 break  # a torn write at the end: what came before stands
             if isinstance(event, GameStarted):
-                start, done, partial = event, list(event.actions), ()
+                start, done, partial, reserves = event, list(event.actions), (), None
             elif start is None:
                 continue
             elif isinstance(event, Moved):
@@ -75,9 +79,11 @@ class Journal:
                 partial = event.actions
             elif isinstance(event, Fulfilled):
                 done.append(str(CARRY_OUT))
+            elif isinstance(event, ClockChanged):
+                reserves = event.reserves
             elif isinstance(event, TakenBack):
                 del done[max(0, len(done) - len(event.actions)) :]
                 partial = ()
         if start is None:
             return None
-        return Resume(start.game, dict(start.options), start.board, (*done, *partial))
+        return Resume(start.game, dict(start.options), start.board, (*done, *partial), reserves)

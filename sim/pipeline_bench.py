@@ -41,7 +41,8 @@ from magboard.firmware.games import Action, Game, State, get_game
 from magboard.firmware.games.lance import PlaceNeutral
 from magboard.firmware.profiles import Layout, Profile, profiled_pairs
 from magboard.firmware.referee import ILLEGAL, Matcher, Referee
-from magboard.firmware.referee.matcher import forced_passes
+from magboard.firmware.referee.evidence import in_order, witness
+from magboard.firmware.referee.matcher import Found, forced_passes
 from magboard.hardware.interface import RGB
 from magboard.hardware.spec import load_board
 
@@ -165,6 +166,8 @@ class _Pipeline:
         frames = (*passed, *more)
         if self._readable(start, frames, across=False):
             return None  # one turn alone shows the same: the board reads it so, by design
+        if len(self._two_turn_positions(start, frames)) > 1:
+            return None  # the frames admit two positions: the board asks for a put-back
         expected = forced_passes(final) if not final.obligations else final
         return _Sample(case, actions, frames[:-1], self._raw_frame(final), expected)
 
@@ -183,27 +186,38 @@ class _Pipeline:
             if over or (not whole and rng.random() < 0.4):
                 return state, tuple(frames)
 
-    def _readable(
-        self,
-        start: State,
-        frames: Sequence[int],
-        across: bool = True,
-    ) -> bool:
+    def _readable(self, start: State, frames: Sequence[int], across: bool = True) -> bool:
         """Whether some reading explains the last of `frames` (a stray piece that happens to
         make a legal reply is no unrecognised frame)."""
+        found = self._search(start, frames, across)
+        return bool(found.exact or (across and found.endings))
+
+    def _two_turn_positions(self, start: State, frames: Sequence[int]) -> set:
+        """The positions that a turn and a reply, each seen in order in `frames`, may end on."""
+        profile, trail = self.profile, (self.profile.render(start), *frames)
+        found = self._search(start, frames, True)
+        return {
+            r.state.key()
+            for r in found.exact
+            if r.previous is not None
+            and witness(profile, trail, r.previous) is not None
+            and in_order(profile, trail, r)
+        }
+
+    def _search(self, start: State, frames: Sequence[int], across: bool) -> Found:
+        """Every reading of the last of `frames`, without the board's bounds."""
         anchor, changed = self.profile.render(start), 0
         for frame in frames:
             changed |= frame ^ anchor
         matcher = Matcher(self.profile, max_nodes=10**6, max_seconds=math.inf)
         cells = matcher.game_cells(self.profile.sensors.spots(changed))
-        found = matcher.search(
+        return matcher.search(
             start,
             frames[-1],
             cells,
             across=matcher.any_reply if across else None,
             passed=(anchor, *frames),
         )
-        return bool(found.exact or (across and found.endings))
 
     def _stray(self, state: State) -> int | None:
         """The frame of `state` with a piece that no rule put there on a free cell."""

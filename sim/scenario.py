@@ -187,11 +187,11 @@ class _Run:
 
     def _check_supplies(self, step: Step, plan: Sequence[HandStep]) -> None:
         """A `play` takes its pieces from the mover's tray: one the file's own steps emptied
-        is the file's mistake."""
+        is the file's mistake. An unsensed box never runs out."""
         slots = {supply.name: supply.slots for supply in self.session.profile.supplies}
         world = self.session.world
         for hand in plan:
-            if isinstance(hand.source, str) and not any(
+            if isinstance(hand.source, str) and slots[hand.source] and not any(
                 world.pieces_at(slot) for slot in slots[hand.source]
             ):
                 raise self.fail(

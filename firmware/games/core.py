@@ -218,6 +218,11 @@ class State(ABC):
         width, height = self.extent
         return frozenset((c, r) for c in range(width) for r in range(height))
 
+    def on_time_up(self) -> Action | None:
+        """What the rules make of the player to move running out of time (an action the clock
+        reports, which no player chooses); None in a game without clocks."""
+        return None
+
     @property
     def must_pass(self) -> bool:
         """The player to move can only pass (Tic-Tac-Cap with nothing placeable): the board

@@ -266,6 +266,9 @@ class LanceState(State):
             actions.append(END_TURN)
         return tuple(actions)
 
+    def on_time_up(self) -> Action | None:
+        return None if self.over else FlagFell(self.to_move)
+
     def is_legal(self, action: Action) -> bool:
         if isinstance(action, FlagFell):
             return not self.over and action.seat == self.to_move

@@ -218,7 +218,9 @@ class Referee:
             return
         single = best_explained(
             profile,
-            [r for r in found.exact if r.previous is None and in_order(profile, trail, r)],
+            self._keeping_accepted(
+                [r for r in found.exact if r.previous is None and in_order(profile, trail, r)]
+            ),
             self._touched,
         )
         if len(single) > 1:
@@ -239,7 +241,9 @@ class Referee:
             [r for r in found.endings if witness(profile, trail, r) is not None],
         ):
             readings = best_explained(
-                profile, [r for r in candidates if in_order(profile, trail, r)], self._touched
+                profile,
+                self._keeping_accepted([r for r in candidates if in_order(profile, trail, r)]),
+                self._touched,
             )
             if len(readings) == 1:
                 for turn in readings[0].turns:
@@ -254,6 +258,15 @@ class Referee:
             self._in_hand(lifted, now, raw)
         else:
             self._illegal(raw, now)
+
+    def _keeping_accepted(self, readings: list[Reading]) -> list[Reading]:
+        """The readings that pass through the part of the turn already accepted, if any do: a
+        tile put on d3, accepted, then slid to f3 was not put on e3 and slid on, although the
+        slide tripped e3 too. Where none does, the hands took the accepted part back."""
+        if not self._partial:
+            return readings
+        kept = [r for r in readings if _passes_through(r.turns[0], self.position)]
+        return kept or readings
 
     def _reply_cells(self, reading: Reading) -> frozenset[Spot] | None:
         return reply_cells(self.profile, self._trail, reading)
@@ -343,6 +356,17 @@ class Referee:
             after = self.position.apply(END_TURN)
             reading = Reading(after, (*self._partial, END_TURN), True, self.turn_start)
             self._accept(reading, now, None)
+
+    def time_up(self, now: float, raw: int | None = None) -> None:
+        """The mover's clock ran out. What the board shows first counts, as for a press; then
+        the rules' verdict on the time (a lost bout) ends the turn where it stands."""
+        if raw is not None and not self._clearing:
+            self._judge_before_ending(raw, now)
+        action = self.position.on_time_up()
+        if action is None or self._clearing or self.position.obligations:
+            return
+        after = self.position.apply(action)
+        self._accept(Reading(after, (*self._partial, action), True, self.turn_start), now, None)
 
     def _judge_before_ending(self, raw: int, now: float) -> None:
         """The mover's board as it is at the press, if it reads as one turn (done, or one the
@@ -588,6 +612,15 @@ class Referee:
             draw=bool(outcome and outcome.draw),
             **extra,
         )
+
+
+def _passes_through(turn: Reading, position: State) -> bool:
+    state = turn.start
+    for action in turn.actions:
+        if state == position:
+            return True
+        state = state.advance(action)
+    return state == position
 
 
 def _labels(places: frozenset[Place]) -> list[str]:

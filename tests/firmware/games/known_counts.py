@@ -17,8 +17,11 @@ KNOWN_PERFT = [
     # test_tictacdoh.py. By hand: 3 sizes on c3; then 8 neighbours x 3 sizes for each, plus the
     # stacks S-M, M-S, M-L, L-M on c3 (76). perft(5) is 2,073,496 (a few seconds, not run here).
     ("tic-tac-doh", {}, [3, 76, 2666, 82032]),
-    # rules/lance-assembly.md: A's first turn is one placement on any of the 36 cells.
-    ("lance-assembly", {}, [36]),
+    # rules/lance-assembly.md: A's first turn is one placement on any of the 36 cells. perft(2),
+    # B's first turn (place, slide or both, the neutral tile at any moment), from this engine,
+    # reproduced by the independent model in test_lance.py, which also compares the engine's
+    # positions after B's turn one by one for each first placement up to symmetry.
+    ("lance-assembly", {}, [36, 478392]),
     # The test game (tests/support/stones.py), reproduced by the model in test_stones.py.
     ("stones", {}, [9, 84, 696, 5306]),
 ]

@@ -1,0 +1,174 @@
+"""Game clocks: each seat's turn time, then its reserve, on the board's injected clock.
+
+The rules say what a fallen flag means (the game's `on_time_up` action); this says when it falls.
+The clock follows the position it is shown: whoever is to move runs, nobody runs while the board
+waits for something to be put right by hand or once the game is over, and the reserves are
+refilled when a new bout begins. Every change a player would want to see (whose time runs, the
+switch to the reserve, the last ten seconds, the flag) is a `ClockChanged` event, so the lights,
+the serial link, the page and the journal hear of it alike.
+
+A power cut gives the player to move the time of the turn in progress back: on resume the turn
+starts again with the reserves as the journal last recorded them, at the start of that turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import Enum
+from typing import Protocol
+
+from .events import ClockChanged
+
+LAST_SECONDS = 10.0
+"""The final seconds of a player's time, which the status LEDs count down."""
+
+
+@dataclass(frozen=True)
+class ClockRules:
+    per_turn: float
+    reserve: float
+
+
+CLOCK_RULES = {
+    "lance": ClockRules(per_turn=60.0, reserve=300.0),
+    "classic": ClockRules(per_turn=120.0, reserve=300.0),
+}
+"""The `clock` option's values that run a clock (`none` runs none)."""
+
+
+class Stage(Enum):
+    """Where the running seat's time stands, in the order a turn passes through them."""
+
+    TURN = "turn"
+    RESERVE = "reserve"
+    LAST = "last-seconds"
+    FLAG = "flag"
+
+
+class Timed(Protocol):
+    """What the clock reads of a position."""
+
+    to_move: int
+    turn: int
+
+    @property
+    def bout(self) -> int: ...
+
+    @property
+    def obligations(self) -> tuple: ...
+
+    def outcome(self) -> object: ...
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The clock at one moment: the running seat (None: stopped), the time left of the turn in
+    progress, and each seat's reserve."""
+
+    running: int | None
+    turn_left: float
+    reserves: tuple[float, ...]
+
+    def left(self) -> float:
+        """All the running seat still has."""
+        if self.running is None:
+            return 0.0
+        return self.turn_left + self.reserves[self.running]
+
+    def stage(self) -> Stage:
+        left = self.left()
+        if left <= 0:
+            return Stage.FLAG
+        if left <= LAST_SECONDS:
+            return Stage.LAST
+        return Stage.TURN if self.turn_left > 0 else Stage.RESERVE
+
+
+class GameClock:
+    def __init__(self, rules: ClockRules, seats: int) -> None:
+        self.rules = rules
+        self._base = Reading(None, 0.0, (rules.reserve,) * seats)
+        """The reading when the running seat's turn started (or the clock stopped)."""
+        self._since = 0.0
+        self._bout: int | None = None
+        self._turn_key: object = None
+        self._stage: Stage | None = None
+
+    def now(self, now: float) -> Reading:
+        """The clock at `now`: the turn's time runs down first, then the reserve."""
+        base = self._base
+        if base.running is None:
+            return base
+        spent = max(0.0, now - self._since)
+        from_turn = min(spent, base.turn_left)
+        reserves = list(base.reserves)
+        reserves[base.running] = max(0.0, reserves[base.running] - (spent - from_turn))
+        return Reading(base.running, base.turn_left - from_turn, tuple(reserves))
+
+    def resume(self, reserves: tuple[float, ...], bout: int) -> None:
+        """Sets the reserves a journal recorded in `bout` (before the clock first follows a
+        position)."""
+        self._base = replace(self._base, reserves=tuple(reserves))
+        self._bout = bout
+
+    def follow(self, position: Timed, now: float) -> list[ClockChanged]:
+        """Brings the clock in step with `position`: the events of what changed, including a
+        stage reached since the last call."""
+        running = position.to_move
+        if position.outcome() is not None or position.obligations:
+            running = None
+        events: list[ClockChanged] = []
+        bout = position.bout
+        if running is not None and bout != self._bout:
+            self._bout = bout
+            current = self.now(now)
+            self._base = Reading(None, 0.0, (self.rules.reserve,) * len(current.reserves))
+            self._turn_key = None
+        if running is None and self._base.running is not None:
+            self._base = replace(self.now(now), running=None, turn_left=0.0)
+            self._since, self._stage, self._turn_key = now, None, None
+            events.append(self._event(now))
+        elif running is not None and (bout, position.turn) != self._turn_key:
+            reserves = self.now(now).reserves
+            self._base = Reading(running, self.rules.per_turn, reserves)
+            self._since, self._turn_key = now, (bout, position.turn)
+            self._stage = self._base.stage()
+            events.append(self._event(now))
+        stage = self.now(now).stage() if self._base.running is not None else None
+        if stage is not None and stage != self._stage:
+            self._stage = stage
+            events.append(self._event(now))
+        return events
+
+    def fallen(self, now: float) -> int | None:
+        """The running seat, if its time has run out."""
+        reading = self.now(now)
+        return reading.running if reading.running is not None and reading.left() <= 0 else None
+
+    def next_change(self, now: float) -> float | None:
+        """When the running seat next reaches a stage (the loop wakes then), or None."""
+        base = self._base
+        if base.running is None:
+            return None
+        reading = self.now(now)
+        left = reading.left()
+        ahead = [reading.turn_left, left - LAST_SECONDS, left]
+        waits = [wait for wait in ahead if wait > 0]
+        return now + min(waits) if waits else now
+
+    def _event(self, now: float) -> ClockChanged:
+        reading = self.now(now)
+        stage = reading.stage() if reading.running is not None else None
+        return ClockChanged(
+            now,
+            reading.running,
+            stage.value if stage is not None else "stopped",
+            round(reading.turn_left, 3),
+            tuple(round(r, 3) for r in reading.reserves),
+        )
+
+
+def clock_for(options: dict, seats: int) -> GameClock | None:
+    """The clock a game's options ask for, or None."""
+    rules = CLOCK_RULES.get(options.get("clock", "none"))
+    return GameClock(rules, seats) if rules is not None else None

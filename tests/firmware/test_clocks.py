@@ -1,0 +1,86 @@
+"""Game clocks as players meet them: the turn's time first, then the reserve, the last seconds
+counted down, a flag that falls, reserves refilled for a new bout, and nothing running while the
+board waits for hands."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from magboard.firmware.clocks import CLOCK_RULES, GameClock, Stage, clock_for
+
+
+@dataclass(frozen=True)
+class Position:
+    to_move: int = 0
+    turn: int = 0
+    bout: int = 1
+    obligations: tuple = ()
+    over: bool = False
+
+    def outcome(self) -> object:
+        return "over" if self.over else None
+
+
+def stages(events) -> list[tuple[int | None, str]]:
+    return [(e.seat, e.stage) for e in events]
+
+
+def test_the_turn_time_runs_first_then_the_reserve_then_the_flag_falls():
+    clock = GameClock(CLOCK_RULES["lance"], 2)
+    assert stages(clock.follow(Position(), 0.0)) == [(0, "turn")]
+    assert clock.next_change(0.0) == 60.0
+    assert clock.follow(Position(), 59.0) == []
+    assert stages(clock.follow(Position(), 60.5)) == [(0, "reserve")]
+    reading = clock.now(100.0)
+    assert reading.turn_left == 0 and reading.reserves == (260.0, 300.0)
+    assert clock.next_change(100.0) == pytest.approx(350.0)  # ten seconds before the end
+    assert stages(clock.follow(Position(), 351.0)) == [(0, "last-seconds")]
+    assert clock.fallen(359.9) is None
+    assert clock.fallen(360.0) == 0
+    assert stages(clock.follow(Position(), 360.0)) == [(0, "flag")]
+
+
+def test_a_new_turn_starts_a_fresh_turn_time_and_keeps_what_the_reserve_lost():
+    clock = GameClock(CLOCK_RULES["lance"], 2)
+    clock.follow(Position(), 0.0)
+    clock.follow(Position(to_move=1, turn=1), 90.0)  # A took 30 s of reserve
+    reading = clock.now(100.0)
+    assert reading.running == 1 and reading.turn_left == 50.0
+    assert reading.reserves == (270.0, 300.0)
+
+
+def test_nothing_runs_while_the_board_waits_for_hands_or_after_the_game():
+    clock = GameClock(CLOCK_RULES["classic"], 2)
+    clock.follow(Position(), 0.0)
+    events = clock.follow(Position(to_move=1, turn=1, obligations=("clear",)), 10.0)
+    assert stages(events) == [(None, "stopped")]
+    assert clock.next_change(10.0) is None and clock.fallen(1000.0) is None
+    clock.follow(Position(to_move=1, turn=1), 20.0)
+    assert clock.now(30.0).turn_left == 110.0
+    assert stages(clock.follow(Position(to_move=0, turn=2, over=True), 40.0)) == [(None, "stopped")]
+
+
+def test_a_new_bout_refills_every_reserve():
+    clock = GameClock(CLOCK_RULES["lance"], 2)
+    clock.follow(Position(), 0.0)
+    clock.follow(Position(to_move=1, turn=1), 200.0)
+    assert clock.now(200.0).reserves == (160.0, 300.0)
+    clock.follow(Position(to_move=1, turn=7, bout=2), 300.0)
+    assert clock.now(300.0).reserves == (300.0, 300.0)
+
+
+def test_a_resumed_clock_keeps_the_journalled_reserves_in_the_same_bout():
+    clock = GameClock(CLOCK_RULES["lance"], 2)
+    clock.resume((120.0, 45.5), bout=2)
+    clock.follow(Position(to_move=1, turn=9, bout=2), 0.0)
+    assert clock.now(0.0).reserves == (120.0, 45.5)
+    assert clock.now(70.0).reserves == (120.0, 35.5)
+    assert clock.now(70.0).stage() is Stage.RESERVE
+
+
+def test_the_clock_option_picks_the_rules():
+    assert clock_for({"clock": "none"}, 2) is None
+    assert clock_for({}, 2) is None
+    assert clock_for({"clock": "classic"}, 2).rules.per_turn == 120.0
