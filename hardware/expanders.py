@@ -29,7 +29,7 @@ from adafruit_mcp230xx.mcp23017 import MCP23017
 from adafruit_tca9548a import TCA9548A
 
 from .interface import Clock, Fault, Scan
-from .spec import BoardSpec, Expander
+from .spec import BoardSpec, Expander, place_label
 
 INPUTS = 0x7F7F
 """GPA0-6 and GPB0-6."""
@@ -42,6 +42,7 @@ GPIOA = 0x12
 ATTEMPTS = 3
 """Reads of one chip per scan before it counts as lost for this scan."""
 INPUT_BITS = 14
+ALL_INPUTS = (1 << INPUT_BITS) - 1
 
 
 def port_word_to_bits(word: int) -> int:
@@ -78,6 +79,13 @@ class ExpanderArray:
             for e in spec.expanders
         ]
         self._faults: list[Fault] = []
+        self._places = {
+            e.index: ", ".join(
+                sorted({place_label(s.place) for s in spec.sensors if s.expander == e.index})
+            )
+            for e in spec.expanders
+        }
+        """The places each chip reads, named in its fault when it is lost."""
         for chip in self._chips:
             self._setup(chip)
 
@@ -109,7 +117,8 @@ class ExpanderArray:
             chip.ready = False
             if not chip.lost:
                 chip.lost = True
-                self._fault("expander-lost", chip, f"not answering: {error}")
+                blind = self._places[chip.spec.index]
+                self._fault("expander-lost", chip, f"not answering: {error}; blind: {blind}")
             return
         chip.ready = True
         if chip.lost:
@@ -131,7 +140,8 @@ class ExpanderArray:
     def scan(self) -> Scan:
         """Reads every chip once (both ports, SEQOP), in spec order; sets up again any chip that
         reset or stopped answering, after the bus is released."""
-        complete = True
+        unread: set[int] = set()
+        """Chips behind a mux channel that could not be selected (they stay set up)."""
         buffer = bytearray(2)
         for name, bus in self._buses.items():
             chips = [c for c in self._chips if c.spec.bus == name and c.ready]
@@ -145,20 +155,21 @@ class ExpanderArray:
                         if segment != selected:
                             selected = segment if self._select(bus, chip) else None
                         if selected != segment:
-                            complete = False
+                            unread.add(chip.spec.index)
                             continue
-                    if not self._read(bus, chip, buffer):
-                        complete = False
+                    self._read(bus, chip, buffer)
             finally:
                 self._deselect_all(bus)
                 bus.unlock()
-        frame = 0
+        frame = blind = 0
         for chip in self._chips:
-            if not chip.ready:
-                complete = False
-                self._setup(chip)
-            frame |= port_word_to_bits(chip.word) << (chip.spec.index * INPUT_BITS)
-        return Scan(frame, complete, self._take_faults(), self.clock.now())
+            shift = chip.spec.index * INPUT_BITS
+            if not chip.ready or chip.spec.index in unread:
+                blind |= ALL_INPUTS << shift
+                if not chip.ready:
+                    self._setup(chip)
+            frame |= port_word_to_bits(chip.word) << shift
+        return Scan(frame, blind, self._take_faults(), self.clock.now())
 
     def _select(self, bus: Any, chip: _Chip) -> bool:
         assert chip.spec.mux is not None and chip.spec.mux_channel is not None

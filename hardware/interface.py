@@ -39,15 +39,20 @@ class Fault:
 class Scan:
     """One read of every sensor.
 
-    `frame` has bit `Sensor.bit` set where that Hall switch sees a magnet. `complete` is False
-    when some expander could not be read after retries: its bits then hold the last value read,
-    and nothing may be concluded from them.
+    `frame` has bit `Sensor.bit` set where that Hall switch sees a magnet. `blind` has the bits
+    of every expander that could not be read after retries: they hold the last value read, and
+    nothing may be concluded from them.
     """
 
     frame: int
-    complete: bool
+    blind: int
     faults: tuple[Fault, ...] = ()
     at: float = 0.0
+
+    @property
+    def complete(self) -> bool:
+        """Every expander was read."""
+        return not self.blind
 
 
 @dataclass(frozen=True)

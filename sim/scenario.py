@@ -15,6 +15,7 @@ runs but whose expectations do not hold returns failures, each saying what was s
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -28,7 +29,15 @@ from magboard.firmware.profiles import ProfileError
 from magboard.firmware.profiles import Step as HandStep
 from magboard.hardware.interface import RGB
 
-from .scenario_file import EventPattern, LedCheck, Scenario, ScenarioError, Step, load
+from .scenario_file import (
+    MENTIONS,
+    EventPattern,
+    LedCheck,
+    Scenario,
+    ScenarioError,
+    Step,
+    load,
+)
 from .session import SimSession
 from .world import Bounce, WorldError
 
@@ -89,6 +98,8 @@ class _Run:
         self.quiet_from = 0.0
         """When the last step, slide or noise burst is over."""
         self.last_play: Step | None = None
+        self.dead: dict[int, float] = {}
+        """Expanders that do not answer (an `i2c_errors` step with `for`), and until when."""
 
     def _record(self, event: Event) -> None:
         self.events.append(event)
@@ -161,6 +172,8 @@ class _Run:
                 end = world.slide(src, path, step.extra["step"])
             elif step.action == "press":
                 world.press(step.value, step.extra["hold"])
+            elif step.action == "i2c_errors" and "for" in step.extra:
+                end = self._kill_expander(step, step.at + step.extra["for"])
             elif step.action == "i2c_errors":
                 world.inject_i2c_errors(step.value, step.extra["count"])
             elif step.action == "reset_expander":
@@ -178,6 +191,8 @@ class _Run:
                 world.bounce = Bounce() if step.value else None
             elif step.action == "restart":
                 self.session = session.restart(seed=self.scenario.seed, sinks=[self._record])
+                for expander in self.dead:  # new electronics, the same dead chip
+                    self._plug(expander, False)
         except (WorldError, ProfileError) as error:
             raise self.fail(f"{step.where}.{step.action}", f"at t={step.at:g}: {error}") from None
         if step.action == "play":
@@ -185,14 +200,51 @@ class _Run:
         self.quiet_from = max(self.quiet_from, end)
         return True
 
+    def _kill_expander(self, step: Step, until: float) -> float:
+        """The expander stops answering (dead, or its connector loose) until `until`, which may
+        be infinite; returns when it answers again, or `step.at` if never."""
+        if step.value in self.dead:
+            raise self.fail(
+                f"{step.where}.i2c_errors",
+                f"at t={step.at:g}: the expander is already not answering until "
+                f"t={self.dead[step.value]:g}",
+            )
+        self._plug(step.value, False)
+        self.dead[step.value] = until
+        if math.isinf(until):
+            return step.at
+        self.session.clock.call_at(until, lambda: self._revive(step.value))
+        return until
+
+    def _revive(self, expander: int) -> None:
+        del self.dead[expander]
+        self._plug(expander, True)
+
+    def _plug(self, expander: int, plugged: bool) -> None:
+        """Connects an expander to its wire (its bus, or its mux channel), or takes it off."""
+        board = self.session.board
+        spec = board.spec.expanders[expander]
+        wire = (
+            board.muxes[spec.mux].channel(spec.mux_channel)
+            if spec.mux
+            else board.buses[spec.bus].segment
+        )
+        chip = board.chips[expander]
+        if plugged:
+            wire.attach(chip)
+        else:
+            wire.detach(chip)
+
     def _check_supplies(self, step: Step, plan: Sequence[HandStep]) -> None:
         """A `play` takes its pieces from the mover's tray: one the file's own steps emptied
         is the file's mistake. An unsensed box never runs out."""
         slots = {supply.name: supply.slots for supply in self.session.profile.supplies}
         world = self.session.world
         for hand in plan:
-            if isinstance(hand.source, str) and slots[hand.source] and not any(
-                world.pieces_at(slot) for slot in slots[hand.source]
+            if (
+                isinstance(hand.source, str)
+                and slots[hand.source]
+                and not any(world.pieces_at(slot) for slot in slots[hand.source])
             ):
                 raise self.fail(
                     f"{step.where}.play",
@@ -299,6 +351,8 @@ def _missing(
         for event in later[:4]:
             data = event.to_dict()
             differ = [k for k, v in pattern.fields.items() if data.get(k) != v]
+            if not pattern.mentioned(data):
+                differ.append(MENTIONS)
             if not pattern.in_window(event):
                 differ.append("time window")
             text += f"\n  {event.to_json()}  (differs in {', '.join(differ) or 'nothing'})"

@@ -54,7 +54,7 @@ ACTIONS: Mapping[str, tuple[str, ...]] = {
     "play": ("pause",),
     "slide": ("step",),
     "press": ("hold",),
-    "i2c_errors": ("count",),
+    "i2c_errors": ("count", "for"),
     "reset_expander": (),
     "noise": ("rate", "width"),
     "stick": ("level",),
@@ -65,6 +65,7 @@ ACTIONS: Mapping[str, tuple[str, ...]] = {
 }
 """Each step's action key, and the other keys that action may take besides `at`."""
 WINDOW = ("after", "before")
+MENTIONS = "mentions"
 COLOURS: Mapping[str, RGB] = {
     "red": palette.RED,
     "white": palette.WHITE,
@@ -105,13 +106,20 @@ class EventPattern:
     after: float | None = None
     before: float | None = None
     count: int | None = None
+    mentions: tuple[str, ...] = ()
+    """Words some text of the event must contain, each as a whole word."""
 
     def matches(self, event: Event, data: Mapping[str, Any] | None = None) -> bool:
         kind = event.TYPE
         if kind != self.type or not self.in_window(event):
             return False
         data = data if data is not None else event.to_dict()
-        return all(data.get(k) == v for k, v in self.fields.items())
+        return all(data.get(k) == v for k, v in self.fields.items()) and self.mentioned(data)
+
+    def mentioned(self, data: Mapping[str, Any]) -> bool:
+        """Whether the event's text (`data`, as its JSON carries it) has every word."""
+        text = " ".join(_texts(data))
+        return all(_word(word).search(text) for word in self.mentions)
 
     def in_window(self, event: Event) -> bool:
         return (self.after is None or event.t >= self.after) and (
@@ -121,12 +129,29 @@ class EventPattern:
     def __str__(self) -> str:
         parts = [f'type = "{self.type}"']
         parts += [f"{k} = {json.dumps(v)}" for k, v in self.fields.items()]
+        if self.mentions:
+            parts.append(f"{MENTIONS} = {json.dumps(list(self.mentions))}")
         parts += [
             f"{k} = {getattr(self, k):g}"
             for k in (*WINDOW, "count")
             if getattr(self, k) is not None
         ]
         return "{" + ", ".join(parts) + "}"
+
+
+def _texts(value: Any) -> list[str]:
+    """Every string in an event's value, lists and tables opened."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        value = list(value.values())
+    if isinstance(value, list | tuple):
+        return [text for item in value for text in _texts(item)]
+    return []
+
+
+def _word(word: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![0-9A-Za-z]){re.escape(word)}(?![0-9A-Za-z])")
 
 
 @dataclass(frozen=True)
@@ -330,7 +355,11 @@ class _Reader:
             extra["hold"] = self.positive(item, "hold", where, PRESS_HOLD)
         elif action in ("i2c_errors", "reset_expander"):
             value = self.expander(raw, path)
-            if action == "i2c_errors":
+            if action == "i2c_errors" and "for" in item:
+                if "count" in item:
+                    raise self.fail(where, "has count and for: a burst, or a time, not both")
+                extra["for"] = self.positive(item, "for", where, 0.0)
+            elif action == "i2c_errors":
                 count = self.get(item, "count", int, where, I2C_BURST)
                 if count < 1:
                     raise self.fail(f"{where}.count", f"must be 1 or more, not {count}")
@@ -432,7 +461,7 @@ class _Reader:
         keys = ("type", *names, *WINDOW, *(("count",) if expect else ()))
         if "t" in item:
             raise self.fail(f"{where}.t", "match times with after and before")
-        self.known(item, keys, where)
+        self.known({k: v for k, v in item.items() if k != MENTIONS}, keys, where)
         hints = get_type_hints(cls)
         wanted = {}
         for name in names:
@@ -443,7 +472,11 @@ class _Reader:
         count = self.get(item, "count", int, where, None)
         if count is not None and count < 0:
             raise self.fail(f"{where}.count", f"must not be negative: {count}")
-        return EventPattern(where, kind, wanted, after, before, count)
+        mentions = self.get(item, MENTIONS, list, where, [])
+        for i, word in enumerate(mentions):
+            if not self.check(word, str, f"{where}.{MENTIONS}[{i}]").strip():
+                raise self.fail(f"{where}.{MENTIONS}[{i}]", "must not be blank")
+        return EventPattern(where, kind, wanted, after, before, count, tuple(mentions))
 
     def event_value(self, value: Any, hint: Any, where: str) -> Any:
         """The value as the event's JSON carries it; refuses one no event could ever have."""

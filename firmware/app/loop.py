@@ -61,7 +61,8 @@ class BoardLoop:
         self._light(now)
 
     def step(self, until: float | None = None) -> None:
-        """One scan and what follows from it; waits no later than `until` if given."""
+        """One wake-up and what follows from it (a scan, if the board can have changed);
+        waits no later than `until` if given."""
         wake = self.writer.next_deadline()
         if until is not None:
             wake = until if wake is None else min(wake, until)
@@ -75,7 +76,9 @@ class BoardLoop:
             self.button(button.button, button.pressed, button.at, now)
         for poll in self.inputs:
             poll(now)
-        if reading.changed and reading.complete:
+        if reading.blind:
+            self._fault_until = max(self._fault_until, now + FAULT_SHOWN)
+        if reading.changed:
             referee.judge(reading.debounced, now, stable=False)
         if reading.stable is not None:
             referee.judge(reading.stable, now, stable=True)
@@ -101,9 +104,11 @@ class BoardLoop:
         if pixels is not None:
             self.emit(LedFrame(now, pixels_hex(pixels)))
 
-    def run_until(self, end: float) -> None:
-        """Steps until the board's clock reaches `end` (virtual time in the simulator), waking
-        at `end` rather than sleeping past it."""
+    def run_until(self, end: float, look_every: float | None = None) -> None:
+        """Steps until the board's clock reaches `end` (virtual time in the simulator; for ever
+        on a Pi), waking at `end` rather than sleeping past it, and at least every `look_every`
+        seconds where an input (the serial link) is polled."""
         clock = self.board.clock
         while clock.now() < end:
-            self.step(until=end)
+            wake = end if look_every is None else min(end, clock.now() + look_every)
+            self.step(until=wake)

@@ -9,6 +9,7 @@ may send commands back: firmware/app/link.py). On a Pi this is what the systemd 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,9 +78,7 @@ def main(args: argparse.Namespace) -> int:
         )
         link = open_link(request.link, table.loop) if request.link else None
         table.loop.start(request.actions)
-        clock = board.clock
-        while True:
-            table.loop.step(until=clock.now() + LINK_POLL if link else None)
+        table.loop.run_until(math.inf, look_every=LINK_POLL if link else None)
     except KeyboardInterrupt:
         return 0
     finally:

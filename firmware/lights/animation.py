@@ -53,14 +53,25 @@ def slow_on(view: View, now: float, palette: Palette) -> bool:
     return steps(view, now, _slow_half(palette)) % 2 == 0
 
 
-def win_head(view: View, now: float, palette: Palette) -> int:
-    """Position along the winning line of the light that runs along it, from its first cell."""
+def celebrating(view: View, now: float, palette: Palette) -> bool:
+    """The end of a game is animated only for a while: a board left standing goes still."""
+    return now < view.since + palette.celebration_seconds
+
+
+def win_head(view: View, now: float, palette: Palette) -> int | None:
+    """Position along the winning line of the light that runs along it, from its first cell;
+    None once the celebration is over (the line then stays lit, without the running light)."""
+    if not celebrating(view, now, palette):
+        return None
     return steps(view, now, palette.win_step_seconds) % len(view.win)
 
 
 def draw_level(view: View, now: float, palette: Palette) -> float:
-    """Level of the seat LEDs' pulse after a draw: starts low, rises and falls like a breath."""
+    """Level of the seat LEDs' pulse after a draw: starts low, rises and falls like a breath,
+    and rests at its highest once the celebration is over."""
     low, high = palette.draw_levels
+    if not celebrating(view, now, palette):
+        return high
     phase = steps(view, now, _pulse_step(palette)) % palette.draw_pulse_steps
     rise = (1 - math.cos(2 * math.pi * phase / palette.draw_pulse_steps)) / 2
     return low + (high - low) * rise
@@ -75,10 +86,9 @@ def next_change(view: View, now: float, palette: Palette = DEFAULT) -> float | N
         times.append(view.since + palette.error_seconds)
     if view.remove or view.put_back or view.obligation:
         times.append(_next_boundary(view, now, _slow_half(palette)))
-    if len(view.win) > 1:
-        times.append(_next_boundary(view, now, palette.win_step_seconds))
-    if view.draw:
-        times.append(_next_boundary(view, now, _pulse_step(palette)))
+    if (len(view.win) > 1 or view.draw) and celebrating(view, now, palette):
+        step = palette.win_step_seconds if len(view.win) > 1 else _pulse_step(palette)
+        times.append(min(_next_boundary(view, now, step), view.since + palette.celebration_seconds))
     return min(times, default=None)
 
 

@@ -60,6 +60,9 @@ class Palette:
     draw_pulse_seconds: float = 2.0
     draw_pulse_steps: int = 40
     """The pulse moves in steady steps, so the lights always know when they next change."""
+    celebration_seconds: float = 30.0
+    """How long the win and draw animations run; then they hold still, and a board left
+    standing after a game goes idle (no frames, no scans) until someone touches it."""
 
 
 DEFAULT = Palette()

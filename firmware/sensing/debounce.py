@@ -37,18 +37,19 @@ class Debouncer:
         self.raw = self.debounced = frame
         self._pending: dict[int, tuple[int, float]] = {}
         self._changed_at = now
-        self._blind = False
+        self._blind = 0
         self._reported: int | None = frame
         self.trail: list[int] = []
 
-    def feed(self, frame: int, now: float, complete: bool = True) -> bool:
-        """Takes one scan; True if the debounced frame changed. An incomplete scan (an
-        expander could not be read) holds stability back until a complete one has settled."""
-        if not complete:
-            self._blind = True
-        elif self._blind:
-            self._blind = False
-            self._changed_at = now  # judge nothing until the board has settled in full view
+    def feed(self, frame: int, now: float, blind: int = 0) -> bool:
+        """Takes one scan; True if the debounced frame changed. Bits in `blind` (an expander
+        that could not be read) keep their last value, and the rest of the board is judged as
+        usual; once they can be read again, nothing is judged until the board has settled in
+        full view."""
+        if self._blind & ~blind:
+            self._changed_at = now
+        self._blind = blind
+        frame = frame & ~blind | self.raw & blind
         changed = frame ^ self.raw
         self.raw = frame
         while changed:
@@ -80,7 +81,6 @@ class Debouncer:
         """The debounced frame, once, when the board has been still for `settle`."""
         if (
             self._pending
-            or self._blind
             or now - self._changed_at < self.settle
             or self.debounced == self._reported
         ):
@@ -95,7 +95,7 @@ class Debouncer:
     def next_deadline(self) -> float | None:
         """When something will be due without any new scan: a pending place, or stability."""
         deadlines = [since + self.debounce for _, since in self._pending.values()]
-        if self.debounced != self._reported and not self._blind:
+        if self.debounced != self._reported:
             deadlines.append(self._changed_at + self.settle)
         return min(deadlines) if deadlines else None
 

@@ -25,8 +25,8 @@ class Reading:
     debounced: int
     changed: bool
     """The debounced frame changed in this reading."""
-    complete: bool
-    """Every expander was read: otherwise some bits are stale and nothing may be judged."""
+    blind: int
+    """Bits of expanders that could not be read: stale, so nothing is judged from them."""
     stable: int | None
     """A stable frame, the first time the board is still with it."""
     trail: tuple[int, ...]
@@ -47,32 +47,50 @@ class Scanner:
         now = board.clock.now()
         self._next_poll = now
         self._next_verify = now + verify
+        self.scans = 0
+        """Full scans made so far (an idle board makes one a `poll`)."""
+        self._complete = True
 
     def step(self, wake_at: float | None = None) -> Reading:
         """Waits for a change, a debounce or settle deadline, the poll, or `wake_at` (the
-        lights' next animation step), whichever comes first; then scans."""
+        lights' next animation step, the link's next look), whichever comes first; then scans,
+        unless only `wake_at` woke it: lights and links have no business with the sensors, so
+        an idle board scans no more often than its safety poll."""
         clock = self.board.clock
-        deadlines = [self._next_poll]
-        for extra in (self.debouncer.next_deadline(), wake_at):
-            if extra is not None:
-                deadlines.append(extra)
-        self.board.wait_for_change(max(0.0, min(deadlines) - clock.now()))
+        deadlines = [self._next_poll, self._next_verify]
+        settling = self.debouncer.next_deadline()
+        if settling is not None:
+            deadlines.append(settling)
+        due = min(deadlines)
+        wake = due if wake_at is None else min(due, wake_at)
+        woke = self.board.wait_for_change(max(0.0, wake - clock.now()))
         now = clock.now()
+        if not woke and now < due:
+            buttons = tuple(self.board.button_events())
+            return Reading(now, self.debouncer.debounced, False, 0, None, (), (), buttons)
+        self.scans += 1
         faults: tuple[Fault, ...] = ()
         if now >= self._next_verify:
             faults = self.board.verify()
             self._next_verify = now + self.verify_every
         scan = self.board.scan()
         now = clock.now()
-        self._next_poll = now + self.poll
-        changed = self.debouncer.feed(scan.frame, now, scan.complete)
+        # A fault's first incomplete scan holds stale bits of a chip just set up again, whose
+        # changes in the meantime raised no interrupt: look again soon, and do not feed it to
+        # the debouncer, or a piece taken from that chip's places would seem to arrive on its
+        # square before it left (the order the referee reads). A chip that stays lost is
+        # blind in every scan after that, and the rest of the board is judged without it.
+        fresh_fault = not scan.complete and self._complete
+        self._complete = scan.complete
+        self._next_poll = now + (FAST_POLL if fresh_fault else self.poll)
+        changed = False if fresh_fault else self.debouncer.feed(scan.frame, now, scan.blind)
         stable = self.debouncer.stable(now)
         trail = tuple(self.debouncer.take_trail()) if stable is not None else ()
         return Reading(
             now,
             self.debouncer.debounced,
             changed,
-            scan.complete,
+            scan.blind,
             stable,
             trail,
             faults + scan.faults,

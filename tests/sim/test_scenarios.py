@@ -108,8 +108,8 @@ def test_a_forbidden_event_is_reported_with_its_time(tmp_path):
     text = GAME + 'forbid = [{ type = "move", player = 1 }]\n'
     result = run_file(write(tmp_path, text))
     assert result.failures == [
-        'forbid[0]: forbidden {type = "move", player = 1} happened at t=1.78116: '
-        '{"type":"move","t":1.78116,"player":1,"actions":["a1"],"turn":2}'
+        'forbid[0]: forbidden {type = "move", player = 1} happened at t=1.78087: '
+        '{"type":"move","t":1.78087,"player":1,"actions":["a1"],"turn":2}'
     ]
 
 
@@ -125,7 +125,7 @@ def test_count_and_time_window(tmp_path):
     text = GAME + 'expect = [{ type = "move", count = 3 }]\n'
     result = run_file(write(tmp_path, text))
     assert result.failures == [
-        'expect[0]: {type = "move", count = 3} matched 2 events, not 3 (at t=0.78116; t=1.78116)'
+        'expect[0]: {type = "move", count = 3} matched 2 events, not 3 (at t=0.78087; t=1.78087)'
     ]
 
 

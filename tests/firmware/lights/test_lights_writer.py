@@ -115,8 +115,13 @@ def test_an_error_blinks_until_its_time_is_up_then_the_writer_rests(writer):
     assert not animating(view, last)
 
 
-def test_the_winning_line_animates_and_a_still_board_does_not():
+def test_the_winning_line_animates_for_a_while_and_a_still_board_does_not():
     line = ((0, 0), (1, 1), (2, 2))
-    assert animating(View(players=2, win=line, winner=0), 100.0)
+    won = View(players=2, win=line, winner=0, since=5.0)
+    end = 5.0 + DEFAULT.celebration_seconds
+    assert animating(won, end - 0.01)
+    assert next_change(won, end - 0.01) == pytest.approx(end)
+    assert not animating(won, end)
+    assert not animating(View(players=2, draw=True, since=5.0), end)
     assert not animating(View(players=2, win=((1, 1),), winner=0), 0.0)
     assert not animating(View(players=2, to_move=0, targets={(0, 0)}, fault=True), 0.0)

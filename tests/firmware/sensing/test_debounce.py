@@ -50,15 +50,20 @@ def test_a_slide_keeps_the_board_unsettled_until_the_piece_rests():
     assert C2 in d.trail and B2 in d.trail
 
 
-def test_an_incomplete_scan_holds_stability_back():
+def test_a_blind_expander_keeps_its_last_value_and_the_rest_is_judged():
     d = Debouncer(MINI)
     d.feed(B2, 1.0)
     d.promote(1.05)
-    d.feed(B2, 1.1, complete=False)
-    assert d.stable(2.0) is None
-    d.feed(B2, 2.0)
-    assert d.stable(2.1) is None
-    assert d.stable(2.26) == B2
+    assert d.stable(1.4) == B2
+    blind = B2 | C2
+    d.feed(C2, 1.5, blind=blind)  # a knock the board cannot see: nothing changes
+    assert d.debounced == B2 and d.next_deadline() is None
+    d.feed(B2, 2.0, blind=blind)  # it sees again (and B2 still there): settles in full view
+    d.feed(B2, 2.1)
+    assert d.stable(2.2) is None
+    d.feed(B2 | C2, 2.4)
+    d.promote(2.45)
+    assert d.stable(2.8) == B2 | C2
 
 
 def test_spare_expander_inputs_are_ignored():
