@@ -291,6 +291,11 @@ class Referee:
             difference = self.profile.difference(raw, self.position)
             if difference != self.status.difference:
                 self.status = self._status(Phase.OVER, self.status.since, difference=difference)
+                if difference.remove and difference != self._reported:
+                    self._reported = difference
+                    remove, put_back = difference.labels()
+                    detail = "the game is over: take off what was put down after its end"
+                    self.emit(Illegal(now, self.position.to_move, remove, put_back, detail))
         else:
             self._begin_clearing(raw, now, announce=True)
 

@@ -176,7 +176,8 @@ def test_a_fast_reply_to_a_winning_move_leaves_the_win_and_a_piece_to_clear():
     reply = profile.render(win) | 1 << MINI.sensor_bit[((2, 2), "s")]
     reply &= ~(1 << MINI.sensor_bit[(Slot("B", 3), "")])
     ref.judge(reply, 5.0, stable=True)
-    assert events[-1] == GameOver(5.0, (0,), ("X",), "three in a row", ("a1", "a2", "a3"))
+    assert events[-2] == GameOver(5.0, (0,), ("X",), "three in a row", ("a1", "a2", "a3"))
+    assert (events[-1].TYPE, events[-1].remove) == ("illegal", ("c3",))  # take it off
     assert ref.status.phase == OVER and ref.status.difference.remove[0] == (2, 2)
 
 
