@@ -13,7 +13,10 @@ its bouts are one game the journal replays. A clock is not the rules' business, 
 when it runs out is: `FlagFell`, which the clock reports and no player can choose.
 
 The position, for repetition, is the board, the player to move and whether the neutral tile is
-still in hand; the key adds the bout's turn count (for `max_turns`) and the match around it.
+still in hand; the key adds the bout's turn count (for `max_turns`), the positions that may still
+come up again with how often they already have, and the match around it: two states that look
+alike but are nearer a stalemate have different futures, and perft and the referee memoise by
+key and by equality.
 """
 
 from __future__ import annotations
@@ -53,6 +56,10 @@ SEATS = ("A", "B")
 BOUTS_TO_WIN = 2
 BOXES = ("A", "B", "N")
 """Where tiles wait off the board, by seat and then the neutral tile's: the supplies' names."""
+
+Position = tuple[bytes, int, bool]
+"""What the repetition rule compares: the board, the player to move, the neutral tile in hand."""
+NO_POSITIONS: frozenset[Position] = frozenset()
 
 
 def _index(cell: Cell) -> int:
@@ -174,8 +181,14 @@ class LanceState(State):
     """This turn has placed a tile."""
     slid: bool = False
     """This turn has slid a group (after which only the neutral tile may follow)."""
-    seen: tuple[Hashable, ...] = field(default=(), compare=False, repr=False)
-    """The position after every turn of this bout so far, for the repetition rule."""
+    seen_once: frozenset[Position] = field(default=NO_POSITIONS, repr=False)
+    """Positions this bout's turns have ended in once, of those that can still come up again.
+    Tiles never leave the board during a bout, so once a turn places a tile (its own or the
+    neutral) no earlier position can recur: placing forgets them all, which keeps this small
+    and lets states that differ only in such a past compare (and key) equal."""
+    seen_twice: frozenset[Position] = field(default=NO_POSITIONS, repr=False)
+    """Positions the turns have ended in twice, of those that can still come up again: the next
+    time is the third, a stalemate, so no position needs a higher count."""
     max_turns: int = 300
     starter: int = 0
     """The seat that started this bout (the rules' A); the other holds the neutral tile."""
@@ -228,6 +241,8 @@ class LanceState(State):
             self.starter,
             self.bouts,
             self.over,
+            self.seen_once,
+            self.seen_twice,
         )
 
     @cached_property
@@ -346,22 +361,24 @@ class LanceState(State):
         if action == CARRY_OUT:
             return self._next_bout()
         if isinstance(action, FlagFell):
-            return self._evolve(
-                self, flag=action.seat, turn=self.turn + 1, to_move=1 - self.to_move
-            )._close_bout()
+            after = self._evolve(flag=action.seat, turn=self.turn + 1, to_move=1 - self.to_move)
+            return after._close_bout(after._judge_bout())
         board = bytearray(self.board)
         if action == END_TURN:
             return self._end_turn(bytes(board))
         supplies, neutral = self.supplies, self.neutral_in_hand
         placed, slid = self.placed, self.slid
+        once, twice = self.seen_once, self.seen_twice
         if isinstance(action, Place):
             board[_index(action.cell)] = 1 << self.to_move
             left = list(supplies)
             left[self.to_move] -= 1
             supplies, placed = (left[0], left[1]), True
+            once = twice = NO_POSITIONS  # one tile more than every position seen: none recurs
         elif isinstance(action, PlaceNeutral):
             board[_index(action.cell)] = NEUTRAL
             neutral = False
+            once = twice = NO_POSITIONS
         else:
             assert isinstance(action, Slide)
             tiles = [board[_index(c)] for c in action.cells]
@@ -376,6 +393,8 @@ class LanceState(State):
             neutral_in_hand=neutral,
             placed=placed,
             slid=slid,
+            seen_once=once,
+            seen_twice=twice,
         )
         if self.bout_turn == 0 or after._nothing_left():
             return after._end_turn(after.board)
@@ -406,19 +425,32 @@ class LanceState(State):
 
     def _end_turn(self, board: bytes) -> LanceState:
         reached = (board, 1 - self.to_move, self.neutral_in_hand)
+        once, twice = self.seen_once, self.seen_twice
+        third = False
+        if not once and not twice:  # most turns place a tile, which forgot them all
+            once = frozenset((reached,))
+        elif reached in once:
+            once, twice = once - {reached}, twice | {reached}
+        elif reached in twice:
+            third = True
+        else:
+            once = once | {reached}
         after = self._evolve(
             board=board,
             to_move=1 - self.to_move,
             turn=self.turn + 1,
             placed=False,
             slid=False,
-            seen=(*self.seen, reached),
+            seen_once=once,
+            seen_twice=twice,
         )
-        return after._close_bout() if after._judge_bout() is not None else after
+        result = after._judge_bout(third)
+        return after if result is None else after._close_bout(result)
 
-    def _judge_bout(self) -> BoutResult | None:
+    def _judge_bout(self, third: bool = False) -> BoutResult | None:
         """The bout's end, judged when a turn is over: lances (the mover's first), then
-        stalemates."""
+        stalemates. `third`: the turn's position came up a third time, which the caller sees
+        as it counts (the history keeps counts up to two only)."""
         if self.flag is not None:
             return BoutResult(1 - self.flag, f"{SEATS[self.flag]}'s time ran out")
         lances = native.winners(SHAPE, self.board)
@@ -427,15 +459,14 @@ class LanceState(State):
             if lances >> seat & 1:
                 cells = native.find_lines(SHAPE, self.board).cells(seat)
                 return BoutResult(seat, f"{SEATS[seat]} made a lance of five", frozenset(cells))
-        if self.seen.count(self._position) >= 3:
+        if third:
             return BoutResult(None, "stalemate: the position came up a third time")
         if self.bout_turn >= self.max_turns:
             return BoutResult(None, f"stalemate: {self.max_turns} turns without a lance")
         return None
 
-    def _close_bout(self) -> LanceState:
+    def _close_bout(self, result: BoutResult | None) -> LanceState:
         """The bout is over: its result joins the match (the tiles stay until cleared)."""
-        result = self._judge_bout()
         assert result is not None
         return self._evolve(bouts=(*self.bouts, result), placed=False, slid=False, over=True)
 
