@@ -12,10 +12,10 @@ import argparse
 import select
 import sys
 import time
-from collections.abc import Sequence
 
 from magboard.firmware.app.run import RunRequest, open_link, print_event, request_of
 from magboard.firmware.events import Note
+from magboard.firmware.journal import Resume
 
 from .commands import HELP, CommandRefused, Hands, parse_line
 from .session import SimSession
@@ -39,18 +39,19 @@ def run_console(request: RunRequest) -> int:
     )
     serial_link = open_link(request.link, session.loop) if request.link else None
     try:
-        return _console(session, request.actions)
+        return _console(session, request.resume)
     finally:
         if serial_link is not None:
             serial_link.close()
 
 
-def _console(session: SimSession, actions: Sequence[str]) -> int:
+def _console(session: SimSession, resume: Resume | None) -> int:
+    actions = resume.actions if resume else ()
     position = session.initial
     for text in actions:  # a resumed game: the simulated pieces start where the journal says
         position = position.apply(position.parse_action(text))
     session.lay_out(position)
-    session.start(actions)
+    session.start(actions, resume.reserves if resume else None)
     hands = Hands(session)
     print_event(Note(session.clock.now(), "simulated board ready: type 'help' for the commands"))
     started = time.monotonic()

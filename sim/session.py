@@ -94,8 +94,8 @@ class SimSession:
             for slot in supply.slots[: layout.supplies.get(supply.name, 0)]:
                 self.world.add(self.kinds[supply.kinds[0].name], slot)
 
-    def start(self, actions: Iterable[str] = ()) -> None:
-        self.loop.start(actions)
+    def start(self, actions: Iterable[str] = (), reserves: tuple[float, ...] | None = None) -> None:
+        self.loop.start(actions, reserves)
 
     @property
     def state(self) -> State:
@@ -177,7 +177,7 @@ class SimSession:
             **changes,
         )
         session.board.dead_leds |= self.board.dead_leds  # LEDs are hardware: dead stays dead
-        session.start(resume.actions if resume else ())
+        session.start(*((resume.actions, resume.reserves) if resume else ()))
         return session
 
 

@@ -654,7 +654,7 @@ class GameSoak:
         tally.illegal_made += 1
         tally.knocks += knock
         self._hand(source, target, knock)
-        self._wait(self.profile.settle + 0.2, until=Illegal)
+        self._wait(ACCEPT_WAIT, until=Illegal)
         events = self._new_events()
         caught = any(isinstance(e, Illegal) for e in events)
         tally.illegal_caught += caught

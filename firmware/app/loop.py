@@ -8,7 +8,9 @@ Nothing here raises for what the hardware or the players do: faults become event
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
+from magboard.firmware.clocks import GameClock, Stage
 from magboard.firmware.events import ButtonPressed, Event, FaultSurvived, LedFrame
 from magboard.firmware.lights import LedWriter
 from magboard.firmware.referee import Referee
@@ -31,9 +33,14 @@ class BoardLoop:
         sinks: Iterable[Callable[[Event], None]] = (),
         *,
         debounce: float | None = None,
+        game_clock: GameClock | None = None,
     ) -> None:
         self.board = board
         self.referee = referee
+        self.game_clock = game_clock
+        self._clock_stage: Stage | None = None
+        self._flagged: int | None = None
+        """The seat whose flag fell, lit as such until its bout is cleared away."""
         self.sinks = list(sinks)
         profile = referee.profile
         debouncer = Debouncer(board.spec, settle=profile.settle)
@@ -51,21 +58,26 @@ class BoardLoop:
         for sink in self.sinks:
             sink(event)
 
-    def start(self, actions: Iterable[str] = ()) -> None:
-        """Starts (or resumes) the game and says at once if the pieces do not match it."""
+    def start(self, actions: Iterable[str] = (), reserves: tuple[float, ...] | None = None) -> None:
+        """Starts (or resumes) the game and says at once if the pieces do not match it. A
+        resumed game's clock starts the turn in progress again with the journalled reserves."""
         now = self.board.clock.now()
         self.referee.start(now, tuple(actions))
+        if self.game_clock is not None and reserves is not None:
+            self.game_clock.resume(reserves, self.referee.position.bout)
         first = self.board.scan()
         self.scanner.debouncer.reset(first.frame, now)
         self.referee.check_board(first.frame, now)
+        self._follow_clock(now, first.frame)
         self._light(now)
 
     def step(self, until: float | None = None) -> None:
         """One wake-up and what follows from it (a scan, if the board can have changed);
         waits no later than `until` if given."""
-        wake = self.writer.next_deadline()
-        if until is not None:
-            wake = until if wake is None else min(wake, until)
+        game_clock, now = self.game_clock, self.board.clock.now()
+        clock_change = game_clock.next_change(now) if game_clock is not None else None
+        wakes = [t for t in (self.writer.next_deadline(), until, clock_change) if t is not None]
+        wake = min(wakes, default=None)
         reading = self.scanner.step(wake_at=wake)
         now = reading.now
         for fault in reading.faults:
@@ -82,6 +94,7 @@ class BoardLoop:
             referee.judge(reading.debounced, now, stable=False)
         if reading.stable is not None:
             referee.judge(reading.stable, now, stable=True)
+        self._follow_clock(now, reading.debounced)
         self._light(now)
 
     def button(self, name: str, pressed: bool, at: float, now: float) -> None:
@@ -98,8 +111,31 @@ class BoardLoop:
         self.referee.new_game(now, self.scanner.debouncer.debounced)
         self.scanner.debouncer.forget_stable()
 
+    def _follow_clock(self, now: float, raw: int) -> None:
+        """Keeps the game clock in step with the position; a fallen flag is the rules' to
+        judge (after the board as it stands, as for a press)."""
+        clock = self.game_clock
+        if clock is None:
+            return
+        events = clock.follow(self.referee.position, now)
+        fallen = clock.fallen(now)
+        for event in events:
+            self.emit(event)
+        if fallen is not None:
+            self.referee.time_up(now, raw)
+            self._flagged = fallen
+            for event in clock.follow(self.referee.position, now):
+                self.emit(event)
+        reading = clock.now(now)
+        self._clock_stage = reading.stage() if reading.running is not None else None
+        if reading.running is not None:
+            self._flagged = None
+
     def _light(self, now: float) -> None:
         view = self.referee.view(fault=now < self._fault_until)
+        if self.game_clock is not None:
+            stage = self._clock_stage
+            view = replace(view, clock=stage.value if stage else None, flagged=self._flagged)
         pixels = self.writer.update(view, now)
         if pixels is not None:
             self.emit(LedFrame(now, pixels_hex(pixels)))

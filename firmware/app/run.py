@@ -37,8 +37,8 @@ class RunRequest:
     game: Game
     options: dict[str, Any]
     journal: Journal
-    actions: tuple[str, ...]
-    """The journalled game to resume, or nothing."""
+    resume: Resume | None
+    """The journalled game to resume, if it is this one."""
     takeback: bool
     link: str | None
 
@@ -48,19 +48,19 @@ def request_of(args: argparse.Namespace) -> RunRequest:
     game = get_game(args.game)
     options = game.resolve_options(game.parse_options(args.option))
     journal = Journal(Path(args.journal or DEFAULT_JOURNAL).expanduser())
-    actions = resumable(journal.load(), game, spec, options)
-    return RunRequest(spec, game, options, journal, actions, not args.no_takeback, args.link)
+    resume = resumable(journal.load(), game, spec, options)
+    return RunRequest(spec, game, options, journal, resume, not args.no_takeback, args.link)
 
 
 def print_event(event: Event) -> None:
     print(event.to_json(), flush=True)
 
 
-def resumable(resume: Resume | None, game: Game, spec: BoardSpec, options: dict) -> tuple[str, ...]:
-    """The journalled actions, if the journal holds this game on this board with these options."""
+def resumable(resume: Resume | None, game: Game, spec: BoardSpec, options: dict) -> Resume | None:
+    """The journalled game, if it is this game on this board with these options."""
     if resume and (resume.game, resume.board, resume.options) == (game.name, spec.name, options):
-        return resume.actions
-    return ()
+        return resume
+    return None
 
 
 def main(args: argparse.Namespace) -> int:
@@ -77,7 +77,8 @@ def main(args: argparse.Namespace) -> int:
             sinks=[print_event],
         )
         link = open_link(request.link, table.loop) if request.link else None
-        table.loop.start(request.actions)
+        resume = request.resume
+        table.loop.start(*((resume.actions, resume.reserves) if resume else ()))
         table.loop.run_until(math.inf, look_every=LINK_POLL if link else None)
     except KeyboardInterrupt:
         return 0

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from magboard.firmware.clocks import clock_for
 from magboard.firmware.events import Event
 from magboard.firmware.games import Game
 from magboard.firmware.journal import Journal
@@ -53,7 +54,8 @@ def wire(
     initial = game.new_state(options)
     referee = Referee(profile, initial, _unheard, takeback=takeback, options=options)
     first = [journal.record] if journal is not None else []
-    loop = BoardLoop(board, referee, [*first, *sinks])
+    game_clock = clock_for(options, initial.players)
+    loop = BoardLoop(board, referee, [*first, *sinks], game_clock=game_clock)
     return Table(board, profile, referee, loop)
 
 

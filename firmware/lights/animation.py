@@ -53,6 +53,16 @@ def slow_on(view: View, now: float, palette: Palette) -> bool:
     return steps(view, now, _slow_half(palette)) % 2 == 0
 
 
+def clock_lit(view: View, now: float, palette: Palette) -> bool:
+    """The mover's seat LED: steady on the turn's own time, a slow blink on the reserve, a fast
+    one in the last seconds."""
+    if view.clock == "reserve":
+        return slow_on(view, now, palette)
+    if view.clock == "last-seconds":
+        return fast_on(view, now, palette)
+    return True
+
+
 def celebrating(view: View, now: float, palette: Palette) -> bool:
     """The end of a game is animated only for a while: a board left standing goes still."""
     return now < view.since + palette.celebration_seconds
@@ -84,7 +94,9 @@ def next_change(view: View, now: float, palette: Palette = DEFAULT) -> float | N
     if error_blinking(view, now, palette):
         times.append(_next_boundary(view, now, _fast_half(palette)))
         times.append(view.since + palette.error_seconds)
-    if view.remove or view.put_back or view.obligation:
+    if view.clock == "last-seconds":
+        times.append(_next_boundary(view, now, _fast_half(palette)))
+    if view.remove or view.put_back or view.obligation or view.clock == "reserve":
         times.append(_next_boundary(view, now, _slow_half(palette)))
     if (len(view.win) > 1 or view.draw) and celebrating(view, now, palette):
         step = palette.win_step_seconds if len(view.win) > 1 else _pulse_step(palette)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from magboard.hardware.interface import RGB
 from magboard.hardware.spec import BoardSpec, Place
 
-from .animation import draw_level, error_blinking, fast_on, slow_on, win_head
+from .animation import clock_lit, draw_level, error_blinking, fast_on, slow_on, win_head
 from .palette import DEFAULT, OFF, PRECEDENCE, Palette, dimmed
 from .view import View
 
@@ -164,7 +164,9 @@ def _status(frame: list[RGB], view: View, now: float, palette: Palette, board: L
             frame[led] = dimmed(palette.players[view.winner], palette.blink_level)
         elif view.draw:
             frame[led] = dimmed(palette.players[seat], draw_level(view, now, palette))
-        elif seat == view.to_move:
+        elif seat == view.flagged:
+            frame[led] = dimmed(palette.alert, palette.status_level)
+        elif seat == view.to_move and clock_lit(view, now, palette):
             frame[led] = dimmed(palette.players[seat], palette.status_level)
     if view.fault and board.alert is not None:
         frame[board.alert] = dimmed(palette.alert, palette.status_level)

@@ -47,6 +47,11 @@ class View:
     """When this view began: blinks and animations count from here."""
     fault: bool = False
     """The hardware had a fault recently and the board carried on: the alert LED."""
+    clock: str | None = None
+    """Where the mover's game clock stands ('turn', 'reserve', 'last-seconds'), if one runs:
+    its seat LED is steady on the turn's time, blinks slowly on the reserve, fast at the end."""
+    flagged: int | None = None
+    """The seat whose time ran out: its seat LED in the alert colour."""
 
     def __post_init__(self) -> None:
         for name in _PLACE_SETS:
@@ -66,7 +71,7 @@ class View:
         if self.players < 1:
             raise ValueError(f"a view needs at least one player, not {self.players}")
         seats = [("to_move", self.to_move), ("last_mover", self.last_mover)]
-        seats += [("winner", self.winner)]
+        seats += [("winner", self.winner), ("flagged", self.flagged)]
         seats += [(f"put_back[{place!r}]", seat) for place, seat in self.put_back]
         for name, seat in seats:
             if seat is not None and not 0 <= seat < self.players:

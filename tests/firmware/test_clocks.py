@@ -9,6 +9,8 @@ from dataclasses import dataclass
 import pytest
 
 from magboard.firmware.clocks import CLOCK_RULES, GameClock, Stage, clock_for
+from magboard.firmware.events import ClockChanged, LedFrame, Moved
+from magboard.sim.session import SimSession
 
 
 @dataclass(frozen=True)
@@ -84,3 +86,55 @@ def test_the_clock_option_picks_the_rules():
     assert clock_for({"clock": "none"}, 2) is None
     assert clock_for({}, 2) is None
     assert clock_for({"clock": "classic"}, 2).rules.per_turn == 120.0
+
+
+# On the board: the loop runs the clock of the position it shows, in virtual time.
+
+
+def seat_led(session, seat: int, at: float) -> str:
+    """The colour (hex) of a seat's status LED in the last frame written before `at`."""
+    index = session.spec.led_index[f"seat-{seat + 1}"]
+    frames = [e for e in session.events if isinstance(e, LedFrame) and e.t <= at]
+    return frames[-1].pixels[6 * index : 6 * index + 6]
+
+
+def test_the_board_runs_the_clock_and_a_fallen_flag_loses_the_bout():
+    session = SimSession("r1", "lance-assembly", {"clock": "lance"})
+    session.lay_out()
+    session.start()
+
+    def seen():
+        return stages(e for e in session.events if isinstance(e, ClockChanged))
+
+    assert seen() == [(0, "turn")]
+    session.run_for(60.5)
+    assert seen()[-1] == (0, "reserve")
+    blink = {seat_led(session, 0, session.clock.now() - t / 4) for t in range(4)}
+    assert len(blink) == 2  # A's LED blinks on the reserve
+    session.run_for(300 - 10)
+    assert seen()[-1] == (0, "last-seconds")
+    session.run_for(10)
+    assert seen()[-2:] == [(0, "flag"), (None, "stopped")]
+    flag = [e for e in session.events if isinstance(e, Moved)]
+    assert [(e.player, e.actions) for e in flag] == [(0, ("flag A",))]
+    assert session.state.score == (0, 1)
+    alert = seat_led(session, 0, session.clock.now() + 1)
+    session.run_for(5.0)
+    assert seat_led(session, 0, session.clock.now()) == alert != "000000"
+
+
+def test_a_move_in_time_starts_the_other_clock_and_a_power_cut_keeps_the_reserves(tmp_path):
+    session = SimSession(
+        "r1", "lance-assembly", {"clock": "lance"}, journal=tmp_path / "game.jsonl"
+    )
+    session.lay_out()
+    session.start()
+    session.run_for(70.0)  # A spends 10 s of its reserve, then places
+    session.perform(session.state.parse_action("c3"))
+    session.settle()
+    last = [e for e in session.events if isinstance(e, ClockChanged)][-1]
+    assert (last.seat, last.stage) == (1, "turn")
+    assert last.reserves[0] == pytest.approx(290.0, abs=1.0) and last.reserves[1] == 300.0
+    again = session.restart()
+    started = [e for e in again.events if isinstance(e, ClockChanged)][0]
+    assert started.seat == 1 and started.reserves == last.reserves
