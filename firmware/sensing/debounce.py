@@ -74,6 +74,7 @@ class Debouncer:
             self.debounced = self.debounced & ~self._masks[place] | value
         if ready:
             self._changed_at = now
+            self._reported = None  # what settles next is judged, even a frame seen before
             self.trail.append(self.debounced)
         return bool(ready)
 

@@ -136,5 +136,5 @@ def test_a_move_in_time_starts_the_other_clock_and_a_power_cut_keeps_the_reserve
     assert (last.seat, last.stage) == (1, "turn")
     assert last.reserves[0] == pytest.approx(290.0, abs=1.0) and last.reserves[1] == 300.0
     again = session.restart()
-    started = [e for e in again.events if isinstance(e, ClockChanged)][0]
+    started = next(e for e in again.events if isinstance(e, ClockChanged))
     assert started.seat == 1 and started.reserves == last.reserves
