@@ -824,7 +824,23 @@ def format_report(tally: Tally) -> str:
             f"{tally.illegal_made}",
             f"caught {tally.illegal_caught}, recovered {tally.recovered}",
         ),
+        ("of which knocks", f"{tally.knocks}", ""),
         ("bumps", f"{tally.bumps}", f"false alarms {tally.false_alarms}"),
+        ("fast replies", f"{tally.fast_replies}", ""),
+        (
+            "win replies",
+            f"{tally.win_replies}",
+            f"flagged to take off {tally.win_replies_flagged}",
+        ),
+        ("takebacks", f"{tally.takebacks}", f"carried out {tally.taken_back}"),
+        ("power cuts", f"{tally.power_cuts}", "a piece in the hand each"),
+        ("quick presses", f"{tally.quick_presses}", ""),
+        (
+            "boards cleared",
+            f"{tally.boards_cleared}",
+            f"new pressed with pieces left {tally.new_with_pieces}, next game right "
+            f"{tally.clears_ok}",
+        ),
         ("noise bursts", f"{tally.noise_bursts}", f"blips {tally.noise_blips}"),
         (
             "faults injected",

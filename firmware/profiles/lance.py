@@ -13,7 +13,7 @@ from functools import cached_property
 from itertools import combinations
 from typing import Any
 
-from magboard.firmware.games import Action, Cell, State, get_game
+from magboard.firmware.games import CARRY_OUT, Action, Cell, State, get_game
 from magboard.firmware.games.lance import (
     BOXES,
     NEUTRAL,
@@ -138,6 +138,13 @@ class LanceProfile(Profile):
             return tuple(
                 Step(self.to_board(old), self.to_board(new), slide=True)
                 for old, new in zip(action.cells, action.moved, strict=True)
+            )
+        if action == CARRY_OUT:  # between bouts: every tile back to its box
+            boxes = {1: BOXES[0], 2: BOXES[1], NEUTRAL: BOXES[2]}
+            return tuple(
+                Step(self.to_board((i % SIDE, i // SIDE)), boxes[v])
+                for i, v in enumerate(state.board)
+                if v
             )
         return ()
 

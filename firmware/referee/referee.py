@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from magboard.firmware.events import (
     Clear,
@@ -260,12 +261,20 @@ class Referee:
             self._illegal(raw, now)
 
     def _keeping_accepted(self, readings: list[Reading]) -> list[Reading]:
-        """The readings that pass through the part of the turn already accepted, if any do: a
-        tile put on d3, accepted, then slid to f3 was not put on e3 and slid on, although the
-        slide tripped e3 too. Where none does, the hands took the accepted part back."""
+        """The readings that pass through the part of the turn already accepted, if any do,
+        told with the accepted actions first: a tile put on d3, accepted, then slid to f3 was
+        not put on e3 and slid on, although the slide tripped e3 too; and two placements
+        accepted one after the other keep their order. Where none passes through, the hands
+        took the accepted part back."""
         if not self._partial:
             return readings
-        kept = [r for r in readings if _passes_through(r.turns[0], self.position)]
+        kept = []
+        for reading in readings:
+            first = reading.turns[0]
+            rest = _after(first, self.position)
+            if rest is not None:
+                retold = replace(first, actions=(*self._partial, *rest))
+                kept.append(replace(reading, previous=retold) if reading.previous else retold)
         return kept or readings
 
     def _reply_cells(self, reading: Reading) -> frozenset[Spot] | None:
@@ -619,13 +628,14 @@ class Referee:
         )
 
 
-def _passes_through(turn: Reading, position: State) -> bool:
+def _after(turn: Reading, position: State) -> tuple[Action, ...] | None:
+    """The actions of `turn` after it passes through `position`, or None if it never does."""
     state = turn.start
-    for action in turn.actions:
+    for n, action in enumerate(turn.actions):
         if state == position:
-            return True
+            return turn.actions[n:]
         state = state.advance(action)
-    return state == position
+    return () if state == position else None
 
 
 def _labels(places: frozenset[Place]) -> list[str]:

@@ -283,3 +283,19 @@ def test_status_never_offers_targets_outside_the_game(spec):
         ref.judge(lifted, 1.0, stable=False)
         area = {profile.to_board((c, r)) for c in range(3) for r in range(3)}
         assert ref.status.targets <= area
+
+
+def test_the_parts_of_a_turn_keep_the_order_they_were_accepted_in():
+    lance = get_game("lance-assembly")
+    profile = profile_for(lance, R1)
+    events = []
+    ref = Referee(profile, lance.new_state(), events.append)
+    ref.start(0.0)
+    state = ref.position
+    for n, text in enumerate(("c3", "d4", "Nb2", "d4>1:2"), start=1):
+        state = state.apply(state.parse_action(text))
+        ref.judge(profile.render(state), float(n), stable=True)
+    turns = [e.actions for e in events if isinstance(e, Moved)]
+    partials = [e.actions for e in events if isinstance(e, Partial)]
+    assert partials == [("d4",), ("d4", "Nb2")]
+    assert turns == [("c3",), ("d4", "Nb2", "d4>1:2")]  # not Nb2 first, though it ends alike
