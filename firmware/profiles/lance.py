@@ -28,6 +28,9 @@ from magboard.hardware.spec import BoardSpec
 from .base import Profile
 from .parts import Layout, PieceKind, Step, Supply
 
+BOARDS_KEPT = 64
+"""Frames whose board `_board_of` remembers."""
+
 
 class LanceProfile(Profile):
     def draw(self, state: State) -> int:
@@ -50,15 +53,15 @@ class LanceProfile(Profile):
         if target is None:
             return False
         board = state.board
-        diff = [i for i in range(SIDE * SIDE) if board[i] != target[i]]
-        if not diff:
+        if board == target:
             return True
         own, other = 1 << state.to_move, 2 >> state.to_move
         gained = {
             label: target.count(label) - board.count(label) for label in (own, other, NEUTRAL)
         }
         if gained[other] or gained[own] not in (0, 1) or gained[NEUTRAL] not in (0, 1):
-            return False
+            return False  # counted first: most positions a search weighs fail here, cheaply
+        diff = [i for i, (was, now) in enumerate(zip(board, target, strict=True)) if was != now]
         if gained[own] and not state.may_place_own:
             return False
         if gained[NEUTRAL] and not state.may_place_neutral:
@@ -73,16 +76,28 @@ class LanceProfile(Profile):
             for dropped in combinations(arrivals, size)
         )
 
-    def _board_of(self, frame: int) -> tuple[int, ...] | None:
+    def _board_of(self, frame: int) -> bytes | None:
         """The tile on each game cell as `frame` shows it, None if some cell shows what no
-        tile makes."""
-        board = []
+        tile makes. A search asks this of the same few frames (the one judged, those passed
+        through) for every position it weighs: each is read once."""
+        known = self._boards
+        if frame in known:
+            return known[frame]
+        if len(known) >= BOARDS_KEPT:
+            known.clear()
+        board = bytearray()
         for mask, labels in self._cell_reading:
             label = labels.get(frame & mask)
             if label is None:
+                known[frame] = None
                 return None
             board.append(label)
-        return tuple(board)
+        known[frame] = bytes(board)
+        return known[frame]
+
+    @cached_property
+    def _boards(self) -> dict[int, bytes | None]:
+        return {}
 
     @cached_property
     def _cell_reading(self) -> tuple[tuple[int, dict[int, int]], ...]:
