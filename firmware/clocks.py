@@ -69,20 +69,6 @@ class Reading:
     turn_left: float
     reserves: tuple[float, ...]
 
-    def left(self) -> float:
-        """All the running seat still has."""
-        if self.running is None:
-            return 0.0
-        return self.turn_left + self.reserves[self.running]
-
-    def stage(self) -> Stage:
-        left = self.left()
-        if left <= 0:
-            return Stage.FLAG
-        if left <= LAST_SECONDS:
-            return Stage.LAST
-        return Stage.TURN if self.turn_left > 0 else Stage.RESERVE
-
 
 class GameClock:
     def __init__(self, rules: ClockRules, seats: int) -> None:
@@ -94,16 +80,36 @@ class GameClock:
         self._turn_key: object = None
         self._stage: Stage | None = None
 
+    def _limits(self) -> tuple[float, float, float]:
+        """When the running seat's turn time ends, its last seconds begin and its flag falls:
+        fixed instants, so a stage is reached exactly when the loop wakes for it (times worked
+        out as differences can fall a rounding error short, and the loop would wake for ever)."""
+        base = self._base
+        assert base.running is not None
+        turn_end = self._since + base.turn_left
+        flag = turn_end + base.reserves[base.running]
+        return turn_end, flag - LAST_SECONDS, flag
+
     def now(self, now: float) -> Reading:
         """The clock at `now`: the turn's time runs down first, then the reserve."""
         base = self._base
         if base.running is None:
             return base
-        spent = max(0.0, now - self._since)
-        from_turn = min(spent, base.turn_left)
+        turn_end, _, flag = self._limits()
         reserves = list(base.reserves)
-        reserves[base.running] = max(0.0, reserves[base.running] - (spent - from_turn))
-        return Reading(base.running, base.turn_left - from_turn, tuple(reserves))
+        reserves[base.running] = max(0.0, min(reserves[base.running], flag - now))
+        return Reading(base.running, max(0.0, turn_end - now), tuple(reserves))
+
+    def stage(self, now: float) -> Stage | None:
+        """Where the running seat's time stands at `now` (None: stopped)."""
+        if self._base.running is None:
+            return None
+        turn_end, last, flag = self._limits()
+        if now >= flag:
+            return Stage.FLAG
+        if now >= last:
+            return Stage.LAST
+        return Stage.RESERVE if now >= turn_end else Stage.TURN
 
     def resume(self, reserves: tuple[float, ...], bout: int) -> None:
         """Sets the reserves a journal recorded in `bout` (before the clock first follows a
@@ -132,9 +138,9 @@ class GameClock:
             reserves = self.now(now).reserves
             self._base = Reading(running, self.rules.per_turn, reserves)
             self._since, self._turn_key = now, (bout, position.turn)
-            self._stage = self._base.stage()
+            self._stage = self.stage(now)
             events.append(self._event(now))
-        stage = self.now(now).stage() if self._base.running is not None else None
+        stage = self.stage(now)
         if stage is not None and stage != self._stage:
             self._stage = stage
             events.append(self._event(now))
@@ -142,23 +148,17 @@ class GameClock:
 
     def fallen(self, now: float) -> int | None:
         """The running seat, if its time has run out."""
-        reading = self.now(now)
-        return reading.running if reading.running is not None and reading.left() <= 0 else None
+        return self._base.running if self.stage(now) is Stage.FLAG else None
 
     def next_change(self, now: float) -> float | None:
         """When the running seat next reaches a stage (the loop wakes then), or None."""
-        base = self._base
-        if base.running is None:
+        if self._base.running is None:
             return None
-        reading = self.now(now)
-        left = reading.left()
-        ahead = [reading.turn_left, left - LAST_SECONDS, left]
-        waits = [wait for wait in ahead if wait > 0]
-        return now + min(waits) if waits else now
+        ahead = [limit for limit in self._limits() if limit > now]
+        return min(ahead) if ahead else now
 
     def _event(self, now: float) -> ClockChanged:
-        reading = self.now(now)
-        stage = reading.stage() if reading.running is not None else None
+        reading, stage = self.now(now), self.stage(now)
         return ClockChanged(
             now,
             reading.running,

@@ -126,9 +126,8 @@ class BoardLoop:
             self._flagged = fallen
             for event in clock.follow(self.referee.position, now):
                 self.emit(event)
-        reading = clock.now(now)
-        self._clock_stage = reading.stage() if reading.running is not None else None
-        if reading.running is not None:
+        self._clock_stage = clock.stage(now)
+        if self._clock_stage is not None:
             self._flagged = None
 
     def _light(self, now: float) -> None:

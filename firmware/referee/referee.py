@@ -397,7 +397,9 @@ class Referee:
             return
         profile, trail = self.profile, self._trail
         readings = best_explained(
-            profile, [r for r in found.exact if in_order(profile, trail, r)], self._touched
+            profile,
+            self._keeping_accepted([r for r in found.exact if in_order(profile, trail, r)]),
+            self._touched,
         )
         if len(readings) == 1 and (readings[0].complete or readings[0].state.can_end_turn):
             self._accept(readings[0], now, frame)

@@ -79,7 +79,7 @@ def test_a_resumed_clock_keeps_the_journalled_reserves_in_the_same_bout():
     clock.follow(Position(to_move=1, turn=9, bout=2), 0.0)
     assert clock.now(0.0).reserves == (120.0, 45.5)
     assert clock.now(70.0).reserves == (120.0, 35.5)
-    assert clock.now(70.0).stage() is Stage.RESERVE
+    assert clock.stage(70.0) is Stage.RESERVE
 
 
 def test_the_clock_option_picks_the_rules():
