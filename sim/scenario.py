@@ -24,13 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from magboard.firmware.events import EVENT_TYPES, Event, LedFrame
-from magboard.firmware.games import GameError
+from magboard.firmware.games import END_TURN, GameError, State
 from magboard.firmware.profiles import ProfileError
 from magboard.firmware.profiles import Step as HandStep
 from magboard.hardware.interface import RGB
+from magboard.hardware.spec import Place
 
 from .scenario_file import (
     MENTIONS,
+    PRESS_HOLD,
     EventPattern,
     LedCheck,
     Scenario,
@@ -38,7 +40,7 @@ from .scenario_file import (
     Step,
     load,
 )
-from .session import SimSession
+from .session import DIRECTIONS, SimSession
 from .world import Bounce, WorldError
 
 AFTER_LAST = 2.0
@@ -163,10 +165,19 @@ class _Run:
                         f"(the referee's position, after {list(session.referee.played)})"
                     )
                     return False
-                plan = session.profile.plan(session.state, action)
-                self._check_supplies(step, plan)
-                session.perform(action, step.extra["pause"])
-                end = step.at + step.extra["pause"] * len(plan)
+                if action == END_TURN:
+                    end = self._end_turn(session.state)
+                else:
+                    plan = session.profile.plan(session.state, action)
+                    self._check_supplies(step, plan)
+                    session.perform(action, step.extra["pause"])
+                    end = session.clock.now()  # the hand lets go
+            elif step.action == "slide" and step.extra["group"]:
+                paths = step.value
+                (dx, dy), distance = _way(paths[0]), len(paths[0]) - 1
+                direction = DIRECTIONS[(dx, dy)]
+                starts = [path[0] for path in paths]
+                end = world.slide_group(starts, direction, distance, step.extra["step"])
             elif step.action == "slide":
                 src, *path = step.value
                 end = world.slide(src, path, step.extra["step"])
@@ -199,6 +210,11 @@ class _Run:
             self.busy_until, self.last_play = end, step
         self.quiet_from = max(self.quiet_from, end)
         return True
+
+    def _end_turn(self, state: State) -> float:
+        """`play = "end"`: the mover presses their seat's button (and lets go)."""
+        self.session.world.press(f"seat-{state.to_move + 1}", PRESS_HOLD)
+        return self.session.clock.now() + PRESS_HOLD
 
     def _kill_expander(self, step: Step, until: float) -> float:
         """The expander stops answering (dead, or its connector loose) until `until`, which may
@@ -304,6 +320,12 @@ class _Run:
                         f"{event.to_json()}"
                     )
                     break
+
+
+def _way(path: Sequence[Place]) -> tuple[int, int]:
+    """The step from one cell to the next along a straight path."""
+    (c0, r0), (c1, r1) = path[0], path[1]
+    return c1 - c0, r1 - r0
 
 
 def shows(seen: RGB, colour: RGB) -> bool:

@@ -342,8 +342,10 @@ class _Reader:
             value = text
             extra["pause"] = self.positive(item, "pause", where, HAND_PAUSE)
         elif action == "slide":
-            value = self.slide(raw, path)
+            group = isinstance(raw, list) and bool(raw) and isinstance(raw[0], list)
+            value = self.group(raw, path) if group else self.slide(raw, path)
             extra["step"] = self.positive(item, "step", where, SLIDE_STEP)
+            extra["group"] = group
         elif action == "press":
             value = self.check(raw, str, path)
             buttons = [b.name for b in self.spec.buttons]
@@ -404,6 +406,32 @@ class _Reader:
                     f"{place_label(b)} is not next to {place_label(a)}: a slide goes cell by cell",
                 )
         return path
+
+    def group(self, raw: list, where: str) -> tuple[tuple[Place, ...], ...]:
+        """Paths of pieces pushed together: each straight along one row or column, all the
+        same way and the same length."""
+        paths = []
+        for i, item in enumerate(raw):
+            if not isinstance(item, list):
+                raise self.fail(f"{where}[{i}]", f"a group slide is a list of paths, not {item!r}")
+            paths.append(self.slide(item, f"{where}[{i}]"))
+        ways = set()
+        for i, path in enumerate(paths):
+            if len(path) != len(paths[0]):
+                raise self.fail(
+                    f"{where}[{i}]",
+                    f"has {len(path)} cells, {where}[0] {len(paths[0])}: a group's pieces "
+                    "move together",
+                )
+            ways |= {(b[0] - a[0], b[1] - a[1]) for a, b in itertools.pairwise(path)}
+        if len(ways) != 1 or 0 not in next(iter(ways)):
+            raise self.fail(
+                where, "a group slides straight, every path the same way along a row or column"
+            )
+        starts = [path[0] for path in paths]
+        if len(set(starts)) != len(starts):
+            raise self.fail(where, "two paths start on one cell: one path a piece")
+        return tuple(paths)
 
     def expander(self, raw: Any, where: str) -> int:
         expanders = self.spec.expanders
