@@ -9,8 +9,11 @@ from typing import Any
 
 from .events import (
     ButtonPressed,
+    Clear,
+    ClockChanged,
     Event,
     FaultSurvived,
+    Fulfilled,
     GameOver,
     GameStarted,
     Illegal,
@@ -72,6 +75,21 @@ class Describer:
             case GameOver():
                 line = f" ({' '.join(event.line)})" if event.line else ""
                 return f"{' and '.join(event.names)} won: {event.reason}{line}"
+            case ClockChanged(seat=None):
+                return "clock stopped"
+            case ClockChanged():
+                mine = event.reserves[event.seat]
+                stages = {
+                    "turn": f"{event.turn_left:.0f} s to play, then {mine:.0f} s in reserve",
+                    "reserve": f"on the reserve, {mine:.0f} s left",
+                    "last-seconds": f"{event.turn_left + mine:.0f} s left",
+                    "flag": "out of time",
+                }
+                return f"{self.name(event.seat)}'s clock: {stages.get(event.stage, event.stage)}"
+            case Clear():
+                return f"clear the board: {_changes(event.remove, event.put_back)}"
+            case Fulfilled():
+                return f"{self.name(event.player)} has done it: {event.detail}"
             case Mismatch():
                 return f"pieces differ from the game: {_changes(event.remove, event.put_back)}"
             case LedFrame():

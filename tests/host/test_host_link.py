@@ -19,6 +19,8 @@ from magboard.firmware.app.link import SerialLink
 from magboard.firmware.event_words import Describer
 from magboard.firmware.events import (
     ButtonPressed,
+    Clear,
+    ClockChanged,
     Event,
     FaultSurvived,
     GameOver,
@@ -136,6 +138,17 @@ def test_a_port_that_cannot_open_is_a_link_error(url):
         (ButtonPressed(2.5, "seat-1", True), "2.50 button seat-1 pressed"),
         (Note(0.5, "refused: not JSON"), "0.50 refused: not JSON"),
         (LedFrame(0.0, "000000ff0000000000"), "0.00 leds: 1 of 3 lit"),
+        (
+            ClockChanged(3.0, 1, "turn", 60.0, (300.0, 245.0)),
+            "3.00 O's clock: 60 s to play, then 245 s in reserve",
+        ),
+        (
+            ClockChanged(9.0, 0, "reserve", 0.0, (280.4, 300.0)),
+            "9.00 X's clock: on the reserve, 280 s left",
+        ),
+        (ClockChanged(9.5, 0, "flag", 0.0, (0.0, 300.0)), "9.50 X's clock: out of time"),
+        (ClockChanged(9.5, None, "stopped", 0.0, (0.0, 300.0)), "9.50 clock stopped"),
+        (Clear(4.0, ("b2",), ()), "4.00 clear the board: take off b2"),
     ],
 )
 def test_events_read_as_one_line_each(event, text):
