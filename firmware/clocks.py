@@ -8,7 +8,8 @@ switch to the reserve, the last ten seconds, the flag) is a `ClockChanged` event
 the serial link, the page and the journal hear of it alike.
 
 A power cut gives the player to move the time of the turn in progress back: on resume the turn
-starts again with the reserves as the journal last recorded them, at the start of that turn.
+starts again with the reserves as the journal last recorded them (at the start of that turn, or
+when its last seconds began), so time while the board was off costs nobody.
 """
 
 from __future__ import annotations
