@@ -494,9 +494,10 @@ class GameSoak:
         return self._check(expected, stray=label) and self._agree()
 
     def _stray_piece(self, seat: int) -> tuple[Any, Cell] | None:
-        """A piece of `seat` in the hand, and a free cell of the game's area for it."""
+        """A piece of `seat` (or from a supply both share) in the hand, and a free cell of the
+        game's area for it."""
         free = [c for c in self.area if not self.world.pieces_at(c)]
-        supplies = [s for s in self.profile.supplies if s.owner == seat]
+        supplies = [s for s in self.profile.supplies if s.owner in (seat, None)]
         supplies = [s for s in supplies if not s.sensed or any(map(self.world.pieces_at, s.slots))]
         if not free or not supplies:
             return None

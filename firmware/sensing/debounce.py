@@ -89,6 +89,11 @@ class Debouncer:
         self._reported = self.debounced
         return self.debounced
 
+    @property
+    def pending(self) -> bool:
+        """Some place is changing and not yet debounced."""
+        return bool(self._pending)
+
     def take_trail(self) -> list[int]:
         trail, self.trail = self.trail, []
         return trail

@@ -17,6 +17,8 @@ POLL = 1.0
 FAST_POLL = 0.02
 """Where an expander has no INT line wired, the poll is what finds changes."""
 VERIFY = 10.0
+BUTTON_WAIT = 0.1
+"""Longest a press waits for the board to be known as it is (a debounce and a re-read)."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ class Scanner:
         self.scans = 0
         """Full scans made so far (an idle board makes one a `poll`)."""
         self._complete = True
+        self._held: tuple[ButtonEvent, ...] = ()
 
     def step(self, wake_at: float | None = None) -> Reading:
         """Waits for a change, a debounce or settle deadline, the poll, or `wake_at` (the
@@ -94,5 +97,17 @@ class Scanner:
             stable,
             trail,
             faults + scan.faults,
-            tuple(self.board.button_events()),
+            self._buttons(now, fresh_fault),
         )
+
+    def _buttons(self, now: float, fresh_fault: bool) -> tuple[ButtonEvent, ...]:
+        """Button events, held back while the board is not yet known as it is at the press
+        (a piece landing with the press is still being debounced, or a fault scan hid it), for
+        at most `BUTTON_WAIT`: a press judges the board first."""
+        held = (*self._held, *self.board.button_events())
+        waiting = fresh_fault or self.debouncer.pending
+        if held and waiting and now - held[0].at < BUTTON_WAIT:
+            self._held = held
+            return ()
+        self._held = ()
+        return held

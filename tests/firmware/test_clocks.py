@@ -138,3 +138,18 @@ def test_a_move_in_time_starts_the_other_clock_and_a_power_cut_keeps_the_reserve
     again = session.restart()
     started = next(e for e in again.events if isinstance(e, ClockChanged))
     assert started.seat == 1 and started.reserves == last.reserves
+
+
+def test_a_press_at_the_instant_a_tile_lands_ends_the_turn_with_it():
+    session = SimSession("r1", "lance-assembly", {"clock": "none"})
+    session.lay_out()
+    session.start()
+    session.perform(session.state.parse_action("c3"))
+    session.settle()
+    tile = session.take("B")
+    session.run_for(0.2)
+    session.world.put(session.board_cell((3, 3)), tile)  # d4...
+    session.world.press("seat-2")  # ...and the button in the same instant
+    session.settle()
+    moves = [(e.player, e.actions) for e in session.events if isinstance(e, Moved)]
+    assert moves == [(0, ("c3",)), (1, ("d4", "end"))]
