@@ -71,4 +71,3 @@ def test_spare_expander_inputs_are_ignored():
     d = Debouncer(MINI)
     assert not d.feed(spare, 1.0)
     assert d.next_deadline() is None
-
