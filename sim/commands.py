@@ -9,25 +9,31 @@ a person sends can stop the board.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from magboard.firmware.games import GameError
+from magboard.firmware.profiles import Supply
 from magboard.hardware.spec import Place, Slot
 
 from .session import SimSession
-from .world import Bounce
+from .world import STEPS, Bounce, Direction
 
 HELP = """\
-lift PLACE            take the top piece off a cell (b2) or tray slot (A3)
-put PLACE             put the last lifted piece down
-move FROM TO          lift and put in one go
-slide FROM VIA.. TO   drag a piece across cells
-play ACTION           make a game move by hand, in the game's notation
-press BUTTON          press and release a button (seat-1, new, ...)
-fault KIND [ARG]      i2c-burst U1 | expander-reset U1 | noise SECONDS | bounce on|off
-help                  this text"""
-HANDS_ON = frozenset({"lift", "put", "move", "slide", "play"})
+lift PLACE               take the top piece off a cell (b2) or tray slot (A3), or one out of
+                         a box no sensor sees (supply:A)
+put PLACE                put the last lifted piece down, or back in its box (supply:A)
+move FROM TO             lift and put in one go
+slide FROM VIA.. TO      drag a piece across cells
+slide-group CELL.. WAY N push the pieces on side-by-side cells of one row or column together
+                         N cells up, down, left or right (b2 c2 right 1)
+play ACTION              make a game move by hand, in the game's notation
+press BUTTON             press and release a button (seat-1, new, ...)
+fault KIND [ARG]         i2c-burst U1 | expander-reset U1 | noise SECONDS | bounce on|off
+help                     this text"""
+HANDS_ON = frozenset({"lift", "put", "move", "slide", "slide-group", "play"})
 """Commands that handle pieces: refused while a slide is still under way."""
+BOX = "supply:"
+"""How a command names a box off the board (supply:A), as events name a supply."""
 MAX_NOISE = 60.0
 """Longest burst of noise a command may ask for (its blips are scheduled at once)."""
 
@@ -54,6 +60,7 @@ class Hands:
             "put": self._put,
             "move": self._move,
             "slide": self._slide,
+            "slide-group": self._slide_group,
             "play": self._play,
             "press": self._press,
             "fault": self._fault,
@@ -91,13 +98,35 @@ class Hands:
         if len(args) != count:
             raise CommandRefused(f"usage: {usage}")
 
+    def box(self, text: str) -> Supply:
+        """The supply whose box `text` names (supply:A): where a game's pieces wait when the
+        trays have too few slots for them, out of any sensor's sight, so no place names it."""
+        boxes = [s for s in self.session.profile.supplies if not s.sensed]
+        for supply in boxes:
+            if text == f"{BOX}{supply.name}":
+                return supply
+        named = ", ".join(f"{BOX}{s.name}" for s in boxes) or "none"
+        raise CommandRefused(f"no box {text!r} in {self.session.game.name} (boxes: {named})")
+
     def _lift(self, args: list[str]) -> None:
         self._need(args, 1, "lift PLACE")
-        self.session.world.lift(self.place(args[0]))
+        if args[0].startswith(BOX):
+            self.session.take(self.box(args[0]).name)
+        else:
+            self.session.world.lift(self.place(args[0]))
 
     def _put(self, args: list[str]) -> None:
         self._need(args, 1, "put PLACE")
-        self.session.world.put(self.place(args[0]))
+        world = self.session.world
+        if not args[0].startswith(BOX):
+            world.put(self.place(args[0]))
+            return
+        supply = self.box(args[0])
+        kinds = [kind.name for kind in supply.kinds]
+        if world.hand and world.hand[-1].kind.name not in kinds:
+            held = world.hand[-1].kind.name
+            raise CommandRefused(f"{args[0]} holds {', '.join(kinds)}, not {held}")
+        world.put_away()
 
     def _move(self, args: list[str]) -> None:
         self._need(args, 2, "move FROM TO")
@@ -110,6 +139,16 @@ class Hands:
         if any(isinstance(c, Slot) for c in cells):
             raise CommandRefused("slide: only across cells")
         self._sliding_until = self.session.world.slide(cells[0], cells[1:])
+
+    def _slide_group(self, args: list[str]) -> None:
+        usage = "usage: slide-group CELL.. WAY N (WAY: up, down, left, right)"
+        if len(args) < 3 or args[-2] not in STEPS or not args[-1].isdecimal():
+            raise CommandRefused(usage)
+        cells = [self.place(a) for a in args[:-2]]
+        if any(isinstance(c, Slot) for c in cells):
+            raise CommandRefused("only cells slide")
+        way = cast(Direction, args[-2])
+        self._sliding_until = self.session.world.slide_group(cells, way, int(args[-1]))
 
     def _play(self, args: list[str]) -> None:
         self._need(args, 1, "play ACTION")

@@ -1,6 +1,7 @@
 // The page of `magboard sim`: draws a simulated board from the events the server sends
 // (`sim-board`, `sim-pieces`, `sim-leds` and the referee's events, docs/protocol.md) and sends
-// back what a person's hands do, as the commands of sim/commands.py.
+// back what a person's hands do, as the commands of sim/commands.py. Between the referee's
+// `clock` events it counts the clocks down itself.
 "use strict";
 
 (() => {
@@ -9,23 +10,32 @@
   const GAP = 36; // between the lattice and a tray
   const MARGIN = 34; // room for the row and column names
   const DRAG_START = 6; // pixels the pointer moves before a press becomes a drag
+  const WAYS = { right: [1, 0], left: [-1, 0], up: [0, 1], down: [0, -1] }; // columns, rows
   const LOG_LIMIT = 300;
   const GAMMA = 0.4; // LEDs run dim: lift their colours for a screen, hue kept
   const CELL_OFF = "#3b4048"; // a dark LED under a cell
   const SLOT_OFF = "#2a2e34"; // a dark LED under a tray slot
+  const BOX = "supply:"; // how places name a box of pieces no sensor sees
+  const LAST_SECONDS = 10; // a clock's final seconds, as firmware/clocks.py counts them
 
   const $ = (id) => document.getElementById(id);
   const svg = $("board");
 
   const state = {
     board: null, // the last sim-board event
-    places: new Map(), // label -> {label, kind, x, y, w, h, col, row, led, group, surface, pieces}
+    places: new Map(), // label -> {label, kind, x, y, w, h, col, row, led, group, surface, pieces, caption}
     cells: new Map(), // "col,row" -> place
     status: [], // {name, led, circle, group}
+    boxes: [], // the place of each box drawn ("supply:A"), from sim-pieces
+    boxPieces: new Map(), // box -> the piece it holds, once seen there
     pieces: { places: {}, hand: [] },
     lifting: false, // a lift sent by a click, not yet answered
     pixels: "",
     players: [],
+    clock: null, // the last clock event
+    match: "", // how the match stands, in the referee's words
+    time: null, // {t, wall, first: {t, wall}}: the board's clock, from the events' times
+    rate: 1, // board seconds per wall second (`magboard sim --speed`), as the events show it
     drag: null,
     socket: null,
     retry: 500,
@@ -70,20 +80,35 @@
   }
 
   function receive(event) {
+    if (event.type === "sim-board") state.time = null; // a new game: a new clock from 0
+    if (typeof event.t === "number") keepTime(event.t);
     switch (event.type) {
       case "sim-board":
         state.board = event;
         state.players = event.players;
+        state.clock = null;
+        state.match = "";
         buildBoard();
         buildPanel();
         drawPieces();
         drawLeds();
+        drawPlay();
         break;
-      case "sim-pieces":
+      case "sim-pieces": {
         state.pieces = event;
         state.lifting = false;
+        const boxes = Object.keys(event.places).filter((place) => place.startsWith(BOX));
+        if (state.board && boxes.join() !== state.boxes.join()) {
+          state.boxes = boxes; // a game with other boxes: lay the board out again
+          state.boxPieces.clear();
+          buildBoard();
+          drawLeds();
+        }
+        for (const box of boxes) if (event.places[box].length) state.boxPieces.set(box, event.places[box][0]);
         drawPieces();
+        drawPlay();
         break;
+      }
       case "sim-leds":
         state.pixels = event.pixels;
         drawLeds();
@@ -92,6 +117,24 @@
         break; // the referee's frames: sim-leds already says what the chain shows
       case "game-started":
         state.players = event.players;
+        addLog(event);
+        break;
+      case "clock":
+        state.clock = event;
+        drawPlay();
+        addLog(event);
+        break;
+      case "obligation":
+      case "fulfilled":
+        // "bout 1: A made a lance of five (A 1, B 0); clear the board...": the result, not
+        // what to do about it.
+        state.match = event.detail.split("; ")[0];
+        drawPlay();
+        addLog(event);
+        break;
+      case "game-over":
+        state.match = describe(event);
+        drawPlay();
         addLog(event);
         break;
       default:
@@ -145,7 +188,8 @@
     const scale = Math.max(1, Math.min(2, totalWidth / 1100));
     svg.style.setProperty("--text-scale", String(scale));
     const statusHeight = b.status.length ? 70 * scale : 0;
-    const totalHeight = top + height + MARGIN + bottom + statusHeight + 10;
+    const boxesHeight = state.boxes.length ? CELL + 12 : 0;
+    const totalHeight = top + height + MARGIN + bottom + statusHeight + boxesHeight + 10;
     svg.setAttribute("viewBox", `0 0 ${totalWidth} ${totalHeight}`);
 
     const area = new Set(b.area);
@@ -208,6 +252,14 @@
       state.status.push({ name, led: b.leds[name], circle, group });
     });
 
+    // Boxes off the board, where pieces no sensor sees wait: a row of their own, under it all.
+    const boxesGroup = el("g", { class: "boxes" }, svg);
+    const boxY = top + height + MARGIN + bottom + statusHeight;
+    const boxWidth = 1.5 * CELL; // room for "box A: 18"
+    state.boxes.forEach((label, i) => {
+      addPlace(boxesGroup, label, "box", left + i * (boxWidth + GAP) + 3, boxY + 3, boxWidth - 6, CELL - 6, 14);
+    });
+
     el("g", { class: "ghost", id: "ghost" }, svg);
   }
 
@@ -244,12 +296,13 @@
       rx: radius,
       fill: kind === "cell" ? CELL_OFF : SLOT_OFF,
     }, group);
-    if (kind === "cell") {
-      const text = el("text", { class: "place-label", x: 6, y: 16 }, group);
-      text.textContent = label;
+    let caption = null;
+    if (kind === "cell" || kind === "box") {
+      caption = el("text", { class: "place-label", x: 6, y: 16 }, group);
+      caption.textContent = label;
     }
     const pieces = el("g", { class: "pieces" }, group);
-    const place = { label, kind, x, y, w, h, led: state.board.leds[label], group, surface, pieces };
+    const place = { label, kind, x, y, w, h, led: state.board.leds[label], group, surface, pieces, caption };
     state.places.set(label, place);
     return place;
   }
@@ -365,7 +418,14 @@
 
   function drawPieces() {
     for (const place of state.places.values()) {
-      drawStack(place.pieces, stackAt(place.label), place.w, place.h);
+      const stack = stackAt(place.label);
+      if (place.kind === "box") {
+        // A box's pieces are all alike: one drawn, and how many there are.
+        drawStack(place.pieces, stack.slice(-1), place.w, place.h);
+        place.caption.textContent = `box ${place.label.slice(BOX.length)}: ${stack.length}`;
+      } else {
+        drawStack(place.pieces, stack, place.w, place.h);
+      }
     }
     drawHand();
   }
@@ -425,12 +485,14 @@
     for (const p of state.places.values()) p.group.classList.toggle("path", on.has(p.label));
   }
 
-  function showGhost(piece, point) {
+  function showGhost(pieces, point, [sx, sy] = [0, 0]) {
+    // The pieces carried, the first under the pointer and the others a cell apart ahead of it.
     const ghost = $("ghost");
     if (!ghost) return;
     ghost.replaceChildren();
-    if (!piece) return;
-    drawPiece(ghost, piece, 0, 0, radius(piece.size, CELL), CELL);
+    pieces.forEach((piece, k) => {
+      drawPiece(ghost, piece, k * sx * CELL, -k * sy * CELL, radius(piece.size, CELL), CELL);
+    });
     moveGhost(point);
   }
 
@@ -454,6 +516,36 @@
       last = next;
     }
     markPath(drag.path);
+  }
+
+  function startGroup(drag, event) {
+    // A group slide goes the way the pointer first went, along the row or column of the piece
+    // pressed. The group is that piece and those side by side ahead of it (a piece ahead could
+    // not let it pass); it goes as far as the pointer, up to the next piece or the edge.
+    const dx = event.clientX - drag.x;
+    const dy = event.clientY - drag.y;
+    drag.way = Math.abs(dx) > Math.abs(dy) ? (dx > 0 ? "right" : "left") : dy < 0 ? "up" : "down";
+    const [sx, sy] = WAYS[drag.way];
+    const ahead = (k) => state.cells.get(`${drag.start.col + k * sx},${drag.start.row + k * sy}`);
+    const full = (k) => ahead(k) && stackAt(ahead(k).label).length > 0;
+    let size = 1;
+    while (full(size)) size++;
+    let room = 0;
+    while (ahead(size + room) && !full(size + room)) room++;
+    drag.group = Array.from({ length: size }, (_, k) => ahead(k));
+    drag.room = room;
+    drag.distance = 0;
+  }
+
+  function pushGroup(drag, point) {
+    const [sx, sy] = WAYS[drag.way];
+    const start = drag.start;
+    const right = point.x - (start.x + start.w / 2);
+    const up = start.y + start.h / 2 - point.y; // the board's rows go up the screen
+    const along = (right * sx + up * sy) / CELL;
+    drag.distance = Math.max(0, Math.min(drag.room, Math.round(along)));
+    const d = drag.distance;
+    markPath(drag.group.map((cell) => state.cells.get(`${cell.col + d * sx},${cell.row + d * sy}`).label));
   }
 
   function click(place) {
@@ -483,6 +575,7 @@
       mode: null,
       path: [place.label],
       shift: event.shiftKey,
+      ctrl: event.ctrlKey || event.metaKey,
     };
   });
 
@@ -498,16 +591,24 @@
       const stack = stackAt(drag.start.label);
       if (!stack.length) return; // nothing there to drag: it stays a click
       drag.active = true;
-      const slide = (dragMode() === "slide") !== drag.shift;
-      drag.mode = slide && drag.start.kind === "cell" ? "slide" : "lift";
+      // Ctrl-drag slides a group; shift-drag swaps lifting and sliding one piece.
+      const flipped = dragMode() === "move" ? "slide" : "move";
+      const mode = drag.ctrl ? "group" : drag.shift ? flipped : dragMode();
+      drag.mode = mode !== "move" && drag.start.kind === "cell" ? mode : "lift";
       svg.classList.add("dragging");
       if (drag.mode === "lift") send({ do: "lift", args: [drag.start.label] });
-      showGhost(stack[stack.length - 1], point);
+      if (drag.mode === "group") {
+        startGroup(drag, event);
+        showGhost(drag.group.map((cell) => stackAt(cell.label).at(-1)), point, WAYS[drag.way]);
+      } else {
+        showGhost([stack[stack.length - 1]], point);
+      }
     }
     moveGhost(point);
     const over = placeAt(point);
     setHover(over);
     if (drag.mode === "slide" && over && over.kind === "cell") extendPath(drag, over);
+    if (drag.mode === "group") pushGroup(drag, point);
   });
 
   function endDrag(event, cancelled) {
@@ -524,6 +625,11 @@
     const over = cancelled ? null : placeAt(toBoard(event));
     if (drag.mode === "lift") {
       send({ do: "put", args: [(over || drag.start).label] });
+    } else if (drag.mode === "group") {
+      if (drag.distance > 0 && !cancelled) {
+        const group = drag.group.map((cell) => cell.label);
+        send({ do: "slide-group", args: [...group, drag.way, String(drag.distance)] });
+      }
     } else if (drag.path.length > 1 && !cancelled) {
       send({ do: "slide", args: drag.path });
     }
@@ -532,6 +638,92 @@
   svg.addEventListener("pointerup", (event) => endDrag(event, false));
   svg.addEventListener("pointercancel", (event) => endDrag(event, true));
   svg.addEventListener("pointerleave", () => setHover(null));
+
+  // ---- the clocks and the match -------------------------------------------------------------
+
+  function keepTime(t) {
+    // The board's clock runs --speed times the wall clock: learn how fast from the times of
+    // the events as they come (those older than the newest are history, sent on connecting).
+    const wall = performance.now() / 1000;
+    const time = state.time;
+    if (!time) {
+      state.time = { t, wall, first: { t, wall } };
+    } else if (t > time.t) {
+      time.t = t;
+      time.wall = wall;
+      if (wall - time.first.wall > 1) state.rate = (t - time.first.t) / (wall - time.first.wall);
+    }
+  }
+
+  function boardNow() {
+    const time = state.time;
+    return time ? time.t + (performance.now() / 1000 - time.wall) * state.rate : 0;
+  }
+
+  function minutes(seconds) {
+    const whole = Math.ceil(Math.max(0, seconds));
+    return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
+  }
+
+  function clockNow() {
+    // The last clock event, run on to now: the running seat's turn time goes first, then its
+    // reserve (docs/protocol.md, `clock`).
+    const c = state.clock;
+    const spent = c.seat === null ? 0 : Math.max(0, boardNow() - c.t);
+    const turn = Math.max(0, c.turn_left - spent);
+    const fromReserve = Math.max(0, spent - c.turn_left);
+    const reserves = c.reserves.map((r, seat) => (seat === c.seat ? Math.max(0, r - fromReserve) : r));
+    return { seat: c.seat, turn, reserves };
+  }
+
+  function drawPlay() {
+    const clocks = $("clocks");
+    clocks.hidden = !state.clock;
+    if (state.clock) {
+      const now = clockNow();
+      clocks.replaceChildren(...now.reserves.map((reserve, seat) => drawClock(now, seat, reserve)));
+    }
+    const match = [];
+    if (state.match) match.push(state.match);
+    const neutral = [...state.boxPieces.values()].find((piece) => piece.owner === null);
+    if (neutral) {
+      // A box of no one's pieces: Lance Assembly's neutral tile, in hand until it is put down.
+      const down = [...state.cells.values()].some((cell) =>
+        stackAt(cell.label).some((piece) => piece.kind === neutral.kind));
+      match.push(`neutral tile ${neutral.label}: ${down ? "on the board" : "still in hand"}`);
+    }
+    $("match").textContent = match.join(" \u00b7 ");
+    $("play").hidden = !state.clock && !match.length;
+  }
+
+  function drawClock(now, seat, reserve) {
+    const running = seat === now.seat;
+    const left = running ? now.turn + reserve : reserve;
+    const item = document.createElement("div");
+    item.className = "clock";
+    item.dataset.seat = String(seat);
+    if (now.seat === null) item.dataset.stage = "stopped";
+    else if (!running) item.dataset.stage = "waiting";
+    else if (left <= 0) item.dataset.stage = "flag";
+    else if (left <= LAST_SECONDS) item.dataset.stage = "last-seconds";
+    else item.dataset.stage = now.turn > 0 ? "turn" : "reserve";
+    const parts = [
+      ["clock-name", nameOf(seat)],
+      ["clock-turn", running ? minutes(now.turn) : ""],
+      ["clock-reserve", `reserve ${minutes(reserve)}`],
+    ];
+    for (const [name, text] of parts) {
+      const part = document.createElement("span");
+      part.className = name;
+      part.textContent = text;
+      item.appendChild(part);
+    }
+    return item;
+  }
+
+  setInterval(() => {
+    if (state.clock && state.clock.seat !== null) drawPlay();
+  }, 200);
 
   // ---- panels --------------------------------------------------------------------------------
 
@@ -674,6 +866,14 @@
         if (e.put_back.length) fix.push(`put back on ${list(e.put_back)}`);
         return `Not legal (${nameOf(e.player)} to play): ${e.detail}. To fix: ${fix.join("; ") || "nothing"}`;
       }
+      case "fulfilled":
+        return `Done: ${e.detail}`;
+      case "clear": {
+        const fix = [];
+        if (e.remove.length) fix.push(`take off ${list(e.remove)}`);
+        if (e.put_back.length) fix.push(`put back on ${list(e.put_back)}`);
+        return `Before the next game: ${fix.join("; ") || "nothing"}`;
+      }
       case "restored":
         return "The board matches the game again";
       case "takeback":
@@ -689,6 +889,14 @@
         return `Fault survived: ${e.kind} at ${e.where}: ${e.detail}`;
       case "button":
         return e.pressed ? `Button ${e.button} pressed` : null;
+      case "clock": {
+        // The clocks show every stage; the log says only what a player must not miss.
+        const seat = e.seat === null ? "" : nameOf(e.seat);
+        if (e.stage === "reserve") return `${seat}'s turn time is up: the reserve runs`;
+        if (e.stage === "last-seconds") return `${seat}: the last ${LAST_SECONDS} seconds`;
+        if (e.stage === "flag") return `${seat}'s time ran out`;
+        return null;
+      }
       case "note":
         return e.text;
       default:

@@ -8,7 +8,8 @@ ever touches it. Pages and server speak the event schema of docs/protocol.md ove
 - server -> page: every event the board emits (`leds` frames coalesced to the last of each
   tick), plus `sim-board` (layout, games and options), `sim-pieces` (where every piece is) and
   `sim-leds` (what the LED chain shows), each sent when a page connects and then whenever it
-  changes;
+  changes; a page that connects is also sent the recent events, and the latest of those that
+  say where the clocks and the match stand however old;
 - page -> server: the hand commands of sim/commands.py as JSON objects, and
   `{"do": "new-game", "game": NAME, "options": {...}}`. Anything malformed is answered with a
   `note` saying why, and changes nothing.
@@ -40,7 +41,15 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from magboard.firmware.app.errors import CommandError
-from magboard.firmware.events import Event, LedFrame, Note
+from magboard.firmware.events import (
+    ClockChanged,
+    Event,
+    Fulfilled,
+    GameOver,
+    LedFrame,
+    Note,
+    Obligation,
+)
 from magboard.firmware.games import Game, GameError, get_game
 from magboard.hardware.spec import BoardSpec, load_board
 
@@ -79,6 +88,9 @@ QUEUE = 2000
 """Messages waiting for one page; a page that falls this far behind is disconnected."""
 HISTORY = 100
 """Past events (not LED frames) a page is sent when it connects, for its log."""
+STANDING = (ClockChanged, Obligation, Fulfilled, GameOver)
+"""Events whose latest a page is sent when it connects even if older than that history: where
+the clocks and the match stand."""
 KEEP_EVENTS = 2000
 """Events (and LED frames on the wire) the session keeps in memory."""
 
@@ -149,6 +161,8 @@ class BoardHost:
         self._base = session.clock.now()
         self._shown_pieces: Any = None
         self._shown_leds: str | None = None
+        self._standing: dict[type[Event], Event] = {}
+        """The latest event of each STANDING type."""
 
     def virtual_now(self) -> float:
         """Where the board's clock should be: wall time since the start, times the speed."""
@@ -189,6 +203,7 @@ class BoardHost:
         """Sends the events emitted since the last flush, then the pieces and LEDs if they
         changed. LED frames sent in one tick are coalesced to the last."""
         pending, self._pending[:] = list(self._pending), []
+        self._standing.update((type(e), e) for e in pending if isinstance(e, STANDING))
         last_frame = max((i for i, e in enumerate(pending) if isinstance(e, LedFrame)), default=-1)
         out = [e for i, e in enumerate(pending) if not isinstance(e, LedFrame) or i == last_frame]
         shown = pieces(self.session, self.drawing)
@@ -203,11 +218,14 @@ class BoardHost:
             self.broadcast(out)
 
     def greeting(self) -> list[Event]:
-        """What a page is sent when it connects: the board, the recent events, the pieces and
-        the LEDs."""
+        """What a page is sent when it connects: the board, the recent events (and the latest
+        STANDING ones before them, if older), the pieces and the LEDs."""
         history = [e for e in self.session.events if not isinstance(e, LedFrame)][-HISTORY:]
+        recent = {type(e) for e in history}
+        older = [e for kind, e in self._standing.items() if kind not in recent]
         return [
             board_info(self.session, self.games),
+            *sorted(older, key=lambda e: e.t),
             *history,
             pieces(self.session, self.drawing),
             leds(self.session),

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from magboard.firmware.events import SimBoardInfo, SimLeds, SimPieces
@@ -10,6 +11,7 @@ from magboard.firmware.games import Game, all_games
 from magboard.firmware.profiles import PieceKind, ProfileError, profile_for
 from magboard.hardware.spec import BoardSpec, Place, Slot, cell_label, place_label
 
+from ..commands import BOX
 from ..session import SimSession
 from ..world import Piece
 
@@ -90,10 +92,23 @@ def _label(place: Any) -> str:
 
 class PieceDrawing:
     """How each piece of a session is drawn: the profile's label, size and owner for its kind,
-    the world's colour."""
+    the world's colour; and how many pieces of each kind there are to wait in a box no sensor
+    sees."""
 
     def __init__(self, session: SimSession) -> None:
         self.kinds: dict[str, PieceKind] = {kind.name: kind for kind in session.profile.kinds}
+        start = session.profile.layout(session.initial)
+        on_cells = Counter(kind.name for stack in start.cells.values() for kind in stack)
+        self.boxes: dict[str, tuple[Piece, int]] = {
+            f"{BOX}{supply.name}": (
+                Piece(0, session.kinds[supply.kinds[0].name]),
+                start.supplies.get(supply.name, 0) + on_cells[supply.kinds[0].name],
+            )
+            for supply in session.profile.supplies
+            if not supply.sensed
+        }
+        """Per box, as `supply:NAME`: the piece it holds (id 0: out of the world until a hand
+        takes it) and how many of that kind the game has."""
 
     def piece(self, piece: Piece) -> dict[str, Any]:
         kind = self.kinds.get(piece.kind.name)
@@ -109,6 +124,8 @@ class PieceDrawing:
 
 
 def pieces(session: SimSession, drawing: PieceDrawing | None = None) -> SimPieces:
+    """Every piece where it stands, and in the boxes no sensor sees (each listed, even empty):
+    those of their kind that are neither on the board nor in the hand."""
     drawing = drawing or PieceDrawing(session)
     world = session.world
     occupied = world.occupied()
@@ -117,6 +134,10 @@ def pieces(session: SimSession, drawing: PieceDrawing | None = None) -> SimPiece
         for place in sorted(occupied, key=_order)
         if occupied[place]
     }
+    held = [*world.hand, *(piece for stack in occupied.values() for piece in stack)]
+    out = Counter(piece.kind.name for piece in held)
+    for box, (piece, count) in drawing.boxes.items():
+        places[box] = [drawing.piece(piece)] * max(0, count - out[piece.kind.name])
     return SimPieces(
         session.clock.now(), places, tuple(drawing.piece(piece) for piece in world.hand)
     )

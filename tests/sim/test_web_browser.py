@@ -1,6 +1,8 @@
 """`magboard sim`'s page in a real browser: headless Chromium driven by Playwright plays
 tic-tac-toe with the mouse on a simulated board, makes a mistake and puts it right, and checks
-that every cell shows the colour of the LED beneath it, byte for byte what the chain was sent."""
+that every cell shows the colour of the LED beneath it, byte for byte what the chain was sent;
+and plays a bout of Lance Assembly, tiles from their boxes, a group slid, the clocks and the
+score shown."""
 
 from __future__ import annotations
 
@@ -257,3 +259,68 @@ def test_tic_tac_doh_by_mouse_a_tree_counts_for_the_line(board_page):
     assert "A wins" in over and "e6, f6, g6" in over
     wait_for_lights(page, ["e6", "f6", "g6"], SEAT_X)
     shot(page, "sim-web-tic-tac-doh.png")
+
+
+@pytest.mark.parametrize("board_page", [("r1", "lance-assembly")], indirect=True)
+def test_lance_assembly_by_mouse_a_bout_to_a_lance(board_page):
+    page, _ = board_page
+    # The 6x6 area lies on d4-i9: game a1 is board d4. Tiles wait in boxes no sensor sees.
+    clock = "#clocks .clock[data-seat='{}'] .clock-{}"
+    page.wait_for_selector("#clocks .clock[data-seat='0'][data-stage='turn']")
+    assert page.inner_text(clock.format(1, "reserve")) == "reserve 5:00"
+    page.wait_for_function(  # A's turn time counts down between clock events
+        "(s) => /^0:[0-5]\\d$/.test(document.querySelector(s).textContent)",
+        arg=clock.format(0, "turn"),
+    )
+    page.wait_for_function(
+        "document.getElementById('match').textContent === 'neutral tile N: still in hand'"
+    )
+
+    def place(box: str, cell: str) -> None:
+        drag(page, f"supply:{box}", cell)
+        page.wait_for_selector(f'[data-place="{cell}"] .stack')
+
+    def end_turn(seat: str, partials: int, moves: int) -> str:
+        wait_for_log(page, "partial", partials)  # the turn could go on: its player ends it
+        page.click(f'[data-button="{seat}"]')
+        return wait_for_log(page, "move", moves)
+
+    place("A", "d4")  # a1: the bout's first turn is one placement, and ends by itself
+    assert "A played a1" in wait_for_log(page, "move", 1)
+    page.wait_for_selector("#clocks .clock[data-seat='1'][data-stage='turn']")
+    place("B", "d5")
+    assert "B played a2 end" in end_turn("seat-2", 1, 2)
+    place("A", "e4")
+    end_turn("seat-1", 2, 3)
+    place("B", "e5")
+    end_turn("seat-2", 3, 4)
+    place("A", "f4")
+    end_turn("seat-1", 4, 5)
+    place("B", "f5")
+    wait_for_log(page, "partial", 5)
+    place("N", "i9")  # B's neutral tile, on f6
+    page.wait_for_function("document.getElementById('match').textContent.includes('on the board')")
+    assert "B played c2 Nf6 end" in end_turn("seat-2", 6, 6)
+    place("A", "h4")  # e1, then a1-b1-c1 pushed along by its rear tile: a turn with nothing left
+    wait_for_log(page, "partial", 7)
+    page.keyboard.down("Control")  # ctrl-drag slides a group
+    drag(page, "d4", "e4")
+    page.keyboard.up("Control")
+    assert "A played e1 a1>3:1" in wait_for_log(page, "move", 7)
+    assert page.locator('[data-place="d4"] .stack').count() == 0
+    place("B", "i6")
+    end_turn("seat-2", 8, 8)
+    place("A", "d4")  # a1 completes a1-e1
+    end_turn("seat-1", 9, 9)
+    bout = wait_for_log(page, "obligation")
+    assert "bout 1: A made a lance of five (A 1, B 0)" in bout
+    page.wait_for_function(
+        "document.getElementById('match').textContent.startsWith("
+        "'bout 1: A made a lance of five (A 1, B 0)')"
+    )
+    # The clocks stop until the board is cleared for the next bout.
+    page.wait_for_selector("#clocks .clock[data-seat='0'][data-stage='stopped']")
+    assert page.locator("#clocks .clock[data-stage='stopped']").count() == 2
+    assert page.inner_text(clock.format(0, "reserve")) == "reserve 5:00"
+    assert page.text_content('[data-place="supply:A"] .place-label') == "box A: 13"
+    shot(page, "sim-web-lance-assembly.png")

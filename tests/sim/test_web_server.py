@@ -19,7 +19,7 @@ from magboard.firmware.lights.palette import DEFAULT as PALETTE
 from magboard.host.cli import main
 from magboard.sim.scenario import shows
 from magboard.sim.web.guard import host_name, is_loopback, refusal
-from magboard.sim.web.server import MAX_MESSAGE, BoardHost, ServerThread, create_app
+from magboard.sim.web.server import HISTORY, MAX_MESSAGE, BoardHost, ServerThread, create_app
 from magboard.sim.web.snapshot import hosted_games
 
 with warnings.catch_warnings():  # its httpx transport is deprecated; it still serves here
@@ -224,6 +224,96 @@ def test_a_slide_goes_across_cells(page):
     page.send({"do": "slide", "args": ["a1", "b1", "c1"]})
     page.until(lambda d: d["type"] == "sim-pieces" and "c1" in d["places"])
     page.until_type("illegal")  # an X moved in O's turn: the referee says so
+
+
+@pytest.fixture
+def lance() -> Iterator[Page]:
+    """A page on Lance Assembly on r1, whose tiles wait in boxes no sensor sees; its area lies
+    on d4-i9."""
+    with (
+        ServerThread(BoardHost("r1", "lance-assembly", speed=20)) as running,
+        connect(ws_url(running), max_size=2**22) as socket,
+    ):
+        yield Page(socket)
+
+
+def boxes(pieces: dict[str, Any]) -> dict[str, int]:
+    return {place: len(s) for place, s in pieces["places"].items() if place.startswith("supply:")}
+
+
+def test_boxes_no_sensor_sees_are_places_a_hand_takes_from_and_puts_back(lance):
+    pieces = lance.greeting()["sim-pieces"]
+    assert boxes(pieces) == {"supply:A": 18, "supply:B": 18, "supply:N": 1}
+    assert pieces["places"]["supply:N"][0] == {
+        "id": 0,
+        "kind": "N",
+        "label": "N",
+        "size": 1,
+        "owner": None,
+        "colour": "#c8c8c8",
+    }
+    lance.send({"do": "lift", "args": ["supply:A"]})
+    held = lance.until_type("sim-pieces")
+    assert [p["kind"] for p in held["hand"]] == ["A"] and boxes(held)["supply:A"] == 17
+    lance.send({"do": "put", "args": ["supply:B"]})
+    assert "put: supply:B holds B, not A" in lance.until_type("note")["text"]
+    lance.send({"do": "put", "args": ["d4"]})
+    assert lance.until_type("move")["actions"] == ["a1"]
+    lance.send({"do": "lift", "args": ["supply:B"]})
+    lance.until(lambda d: d["type"] == "sim-pieces" and d["hand"])
+    lance.send({"do": "put", "args": ["supply:B"]})  # changed its mind
+    back = lance.until(lambda d: d["type"] == "sim-pieces" and not d["hand"])
+    assert boxes(back) == {"supply:A": 17, "supply:B": 18, "supply:N": 1}
+    lance.send({"do": "lift", "args": ["supply:X"]})
+    assert "no box 'supply:X'" in lance.until_type("note")["text"]
+
+
+def test_no_box_where_the_game_has_none(page):
+    page.greeting()
+    page.send({"do": "lift", "args": ["supply:X"]})
+    assert "no box 'supply:X' in tic-tac-toe (boxes: none)" in page.until_type("note")["text"]
+
+
+def test_a_group_slides_together(lance):
+    lance.greeting()
+    for action, seat in (("a1", None), ("a2", "seat-2"), ("b1", "seat-1"), ("b2", "seat-2")):
+        lance.send({"do": "play", "args": [action]})
+        if seat:  # a placement after the first turn could go on: its player ends it
+            lance.until_type("partial")
+            lance.send({"do": "press", "args": [seat]})
+        lance.until_type("move")
+    for args, reason in (
+        (["d4", "sideways", "1"], "usage: slide-group"),
+        (["d4", "e4", "right", "far"], "usage: slide-group"),
+        (["right", "1"], "usage: slide-group"),
+        (["A1", "right", "1"], "only cells slide"),
+        (["d4", "e5", "right", "1"], "one row"),
+        (["g4", "right", "1"], "slide-group"),
+    ):
+        lance.send({"do": "slide-group", "args": args})
+        assert reason in lance.until_type("note")["text"], args
+    lance.send({"do": "slide-group", "args": ["d4", "e4", "right", "2"]})  # a1 and b1
+    lance.until(lambda d: d["type"] == "sim-pieces" and {"f4", "g4"} <= set(d["places"]))
+    assert "d4" not in lance.seen[-1]["places"] and "e4" not in lance.seen[-1]["places"]
+    assert lance.until_type("move")["actions"] == ["a1>2:2"]  # a slide ends A's turn
+
+
+def test_a_page_is_told_where_the_clocks_stand_however_long_ago_they_changed():
+    host = BoardHost("r1", "lance-assembly")
+    for _ in range(HISTORY):  # more events than a page's log is sent, none of them the clock's
+        host.handle(json.dumps({"do": "press", "args": ["seat-3"]}))
+        host.session.run_for(0.2)
+    greeting = [e.to_dict() for e in host.greeting()]
+    assert [e["type"] for e in greeting[:3]] == ["sim-board", "clock", "button"]
+    assert greeting[1] == {
+        "type": "clock",
+        "t": 0.0,
+        "seat": 0,
+        "stage": "turn",
+        "turn_left": 60.0,
+        "reserves": [300.0, 300.0],
+    }
+    assert len(greeting) == 1 + 1 + HISTORY + 2
 
 
 def test_faults_are_injected_and_survived(page):
