@@ -152,11 +152,11 @@ class GameClock:
         return self._base.running if self.stage(now) is Stage.FLAG else None
 
     def next_change(self, now: float) -> float | None:
-        """When the running seat next reaches a stage (the loop wakes then), or None."""
+        """When the running seat next reaches a stage (the loop wakes then), or None: stopped,
+        or its flag already fell (waking again would change nothing)."""
         if self._base.running is None:
             return None
-        ahead = [limit for limit in self._limits() if limit > now]
-        return min(ahead) if ahead else now
+        return min((limit for limit in self._limits() if limit > now), default=None)
 
     def _event(self, now: float) -> ClockChanged:
         reading, stage = self.now(now), self.stage(now)

@@ -25,6 +25,9 @@ from magboard.firmware.games.perft import perft_series
 GAMES = all_games()
 MAX_ACTIONS = 5000
 
+PERFT_TEST_LEAVES = 100_000
+"""The largest perft count the generic test walks."""
+
 
 def option_variants(game):
     """The default options, then each option's every choice on its own."""
@@ -138,8 +141,11 @@ def test_parsers_never_fail_untyped(text):
     ids=[f"{name}{options or ''}" for name, options, _ in KNOWN_PERFT],
 )
 def test_perft_matches_the_rules_file(name, options, counts):
+    """To the depths a test can afford; deeper counts are `magboard perft`'s (Lance Assembly's
+    depth 2 is also proven position by position against its model in test_lance.py)."""
     game = get_game(name)
-    assert perft_series(game.new_state(options), len(counts)) == counts
+    depth = sum(1 for count in counts if count <= PERFT_TEST_LEAVES)
+    assert perft_series(game.new_state(options), depth) == counts[:depth]
 
 
 def test_every_game_has_known_perft_counts():
