@@ -23,7 +23,7 @@ from .events import (
     TakenBack,
     event_from_json,
 )
-from .games import CARRY_OUT
+from .games import CARRY_OUT, GameError, get_game
 
 KEPT = (GameStarted, Moved, Partial, Fulfilled, TakenBack, ClockChanged)
 
@@ -69,7 +69,8 @@ class Journal:
             except EventError:
                 break  # a torn write at the end: what came before stands
             if isinstance(event, GameStarted):
-                start, done, partial, reserves = event, list(event.actions), (), None
+                start, reserves = event, None
+                done, partial = _turns_done(event)
             elif start is None:
                 continue
             elif isinstance(event, Moved):
@@ -87,3 +88,21 @@ class Journal:
         if start is None:
             return None
         return Resume(start.game, dict(start.options), start.board, (*done, *partial), reserves)
+
+
+def _turns_done(started: GameStarted) -> tuple[list[str], tuple[str, ...]]:
+    """A resumed game's actions, split into whole turns (and obligations carried out) and the
+    turn in progress: the events that follow tell the turn in progress again from its start
+    (`partial`, `move`), so counting it as done would play it twice."""
+    actions = list(started.actions)
+    try:
+        state = get_game(started.game).new_state(dict(started.options))
+        whole = 0
+        for n, text in enumerate(actions, start=1):
+            before, action = state.turn, state.parse_action(text)
+            state = state.apply(action)
+            if action == CARRY_OUT or state.turn != before or state.outcome() is not None:
+                whole = n  # an obligation carried out is journalled apart from any turn
+    except GameError:
+        return actions, ()  # not this program's game: the referee refuses it when replayed
+    return actions[:whole], tuple(actions[whole:])

@@ -50,3 +50,15 @@ def test_no_journal_or_an_unreadable_one_means_a_fresh_game(tmp_path):
     garbage = tmp_path / "garbage.jsonl"
     garbage.write_bytes(b"\xff\xfe not json")
     assert Journal(garbage).load() is None
+
+
+def test_a_turn_in_progress_at_a_resume_is_told_again_not_doubled(tmp_path):
+    """The board resumed in the middle of B's turn (a slide, the neutral tile still to come)
+    and B then finished it: the journal holds that turn once."""
+    journal = Journal(tmp_path / "game.jsonl")
+    options = {"starter": "A", "clock": "none", "max_turns": 300}
+    so_far = ("d4", "a2", "end", "b2", "a2^1:4", "b2>1:1")
+    journal.record(GameStarted(0.0, "lance-assembly", options, "r1", ("A", "B"), so_far))
+    assert journal.load().actions == so_far
+    journal.record(Moved(1.0, 1, ("b2>1:1", "Nc3"), 4))
+    assert journal.load().actions == (*so_far, "Nc3")
