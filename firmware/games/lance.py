@@ -25,6 +25,7 @@ import re
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field, fields
 from functools import cached_property
+from operator import itemgetter
 from typing import Any, ClassVar
 
 from magboard.firmware import native
@@ -56,6 +57,29 @@ SEATS = ("A", "B")
 BOUTS_TO_WIN = 2
 BOXES = ("A", "B", "N")
 """Where tiles wait off the board, by seat and then the neutral tile's: the supplies' names."""
+
+CELL_BITS = 8
+"""A board read as one integer (`int.from_bytes(board, "little")`) holds cell i's label in bits
+8i to 8i+2; a mask of cells in that form (bit 8i for cell i) is a spread mask. Whole-board
+questions then take a few integer operations instead of a Python loop over 36 cells."""
+ROW_BITS = CELL_BITS * SIDE
+SPREAD = sum(1 << CELL_BITS * i for i in range(CELLS))
+"""The spread mask of every cell."""
+ROWS = tuple(sum(1 << CELL_BITS * (r * SIDE + c) for c in range(SIDE)) for r in range(SIDE))
+COLUMNS = tuple(sum(1 << CELL_BITS * (r * SIDE + c) for r in range(SIDE)) for c in range(SIDE))
+FIRST_COLUMN, LAST_COLUMN = COLUMNS[0], COLUMNS[-1]
+
+
+def occupied(board: bytes) -> int:
+    """The spread mask of the cells with a tile (any label: 1, 2 or 4)."""
+    x = int.from_bytes(board, "little")
+    return (x | x >> 1 | x >> 2) & SPREAD
+
+
+def labelled(board: bytes, label: int) -> int:
+    """The spread mask of the cells holding `label` (1, 2 or NEUTRAL, each a single bit)."""
+    return (int.from_bytes(board, "little") >> (label.bit_length() - 1)) & SPREAD
+
 
 Position = tuple[bytes, int, bool]
 """What the repetition rule compares: the board, the player to move, the neutral tile in hand."""
@@ -125,6 +149,13 @@ class Slide(Action):
     @cached_property
     def touches(self) -> frozenset[Cell]:
         return frozenset(set(self.cells) ^ set(self.moved))
+
+    @cached_property
+    def steps(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The cells (row-major indices) the tiles leave, and those they land on, in order.
+        Worked out ahead for every slide the board allows (`_SLIDES_FROM`), where it is then
+        read as a plain attribute."""
+        return tuple(_index(c) for c in self.cells), tuple(_index(c) for c in self.moved)
 
 
 @dataclass(frozen=True)
@@ -215,6 +246,16 @@ class LanceState(State):
         values.update(changes)
         return after
 
+    def __hash__(self) -> int:
+        """The dataclass's hash (all fields, in order), worked out once: the referee's search
+        looks each position it makes up in its render cache and its set of expanded positions,
+        and a tuple of fifteen fields is not cheap to hash each time. Only the fields are
+        copied to a new state (`_evolve`), never this."""
+        known = self.__dict__.get("_hash")
+        if known is None:
+            known = self.__dict__["_hash"] = hash(_field_values(self.__dict__))
+        return known
+
     @property
     def must_pass(self) -> bool:
         return False  # a tile can always slide, and the first turn always places
@@ -245,8 +286,9 @@ class LanceState(State):
             self.seen_twice,
         )
 
-    @cached_property
+    @property
     def _empty(self) -> int:
+        """Counted each time: cheaper than a cached property's lookup in the search."""
         return self.board.count(0)
 
     def _may_place(self) -> bool:
@@ -295,14 +337,18 @@ class LanceState(State):
         if self.over:
             return ()
         board = self.board
-        empty = [c for c in cells if 0 <= c[0] < SIDE and 0 <= c[1] < SIDE and not board[_index(c)]]
+        empty = [
+            _index(c)
+            for c in cells
+            if 0 <= c[0] < SIDE and 0 <= c[1] < SIDE and not board[_index(c)]
+        ]
         actions: list[Action] = []
         if self.may_place_own:
-            actions += [Place(c) for c in empty]
+            actions += [_PLACES[i] for i in empty]
         if self.may_slide:
             actions += self._slides_within(cells)
         if self.may_place_neutral:
-            actions += [PlaceNeutral(c) for c in empty]
+            actions += [_NEUTRALS[i] for i in empty]
         return tuple(actions)
 
     def _slides_within(self, cells: frozenset[Cell]) -> list[Slide]:
@@ -310,27 +356,21 @@ class LanceState(State):
         listing the others: the rear cell is always emptied, so only groups starting there."""
         board = self.board
         inside = {_index(c) for c in cells if 0 <= c[0] < SIDE and 0 <= c[1] < SIDE}
+        outside = ~sum(1 << i for i in inside)
         slides = []
         for rear in inside:
             if not board[rear]:
                 continue
-            col, row = _cell(rear)
-            for way, (dx, dy) in DIRECTIONS.items():
-                line = []  # indices along the way from the rear, while on the board
-                c, r = col, row
-                while 0 <= c < SIDE and 0 <= r < SIDE:
-                    line.append(r * SIDE + c)
-                    c, r = c + dx, r + dy
+            for line, options in _SLIDES_FROM[rear]:
                 for length in range(1, len(line)):
                     if not board[line[length - 1]]:
                         break
                     for distance in range(1, len(line) - length + 1):
                         if board[line[length + distance - 1]]:
                             break
-                        emptied = line[: min(length, distance)]
-                        filled = line[max(length, distance) : length + distance]
-                        if inside.issuperset(emptied) and inside.issuperset(filled):
-                            slides.append(Slide(_cell(rear), length, way, distance))
+                        touched, slide = options[length - 1][distance - 1]
+                        if not touched & outside:
+                            slides.append(slide)
         return slides
 
     def _slides(self) -> list[Slide]:
@@ -358,34 +398,35 @@ class LanceState(State):
         return slides
 
     def _play(self, action: Action) -> State:
-        if action == CARRY_OUT:
-            return self._next_bout()
-        if isinstance(action, FlagFell):
-            after = self._evolve(flag=action.seat, turn=self.turn + 1, to_move=1 - self.to_move)
-            return after._close_bout(after._judge_bout())
+        kind = type(action)  # the search's actions first, without an ABC's instance check
+        if kind is not Place and kind is not PlaceNeutral and kind is not Slide:
+            if action == CARRY_OUT:
+                return self._next_bout()
+            if isinstance(action, FlagFell):
+                after = self._evolve(flag=action.seat, turn=self.turn + 1, to_move=1 - self.to_move)
+                return after._close_bout(after._judge_bout())
+            assert action == END_TURN
+            return self._end_turn(self.board)
         board = bytearray(self.board)
-        if action == END_TURN:
-            return self._end_turn(bytes(board))
         supplies, neutral = self.supplies, self.neutral_in_hand
         placed, slid = self.placed, self.slid
         once, twice = self.seen_once, self.seen_twice
-        if isinstance(action, Place):
+        if kind is Place:
             board[_index(action.cell)] = 1 << self.to_move
-            left = list(supplies)
-            left[self.to_move] -= 1
-            supplies, placed = (left[0], left[1]), True
+            a, b = supplies
+            supplies, placed = ((a - 1, b) if self.to_move == 0 else (a, b - 1)), True
             once = twice = NO_POSITIONS  # one tile more than every position seen: none recurs
-        elif isinstance(action, PlaceNeutral):
+        elif kind is PlaceNeutral:
             board[_index(action.cell)] = NEUTRAL
             neutral = False
             once = twice = NO_POSITIONS
         else:
-            assert isinstance(action, Slide)
-            tiles = [board[_index(c)] for c in action.cells]
-            for c in action.cells:
-                board[_index(c)] = 0
-            for c, tile in zip(action.moved, tiles, strict=True):
-                board[_index(c)] = tile
+            emptied, filled = action.steps
+            tiles = [board[i] for i in emptied]
+            for i in emptied:
+                board[i] = 0
+            for i, tile in zip(filled, tiles, strict=True):
+                board[i] = tile
             slid = True
         after = self._evolve(
             board=bytes(board),
@@ -410,18 +451,15 @@ class LanceState(State):
 
     def _slide_exists(self) -> bool:
         """A tile beside an empty cell can always slide one cell into it."""
-        board = self.board
-        for i, v in enumerate(board):
-            if v:
-                col, row = i % SIDE, i // SIDE
-                if (
-                    (col > 0 and not board[i - 1])
-                    or (col < SIDE - 1 and not board[i + 1])
-                    or (row > 0 and not board[i - SIDE])
-                    or (row < SIDE - 1 and not board[i + SIDE])
-                ):
-                    return True
-        return False
+        full = occupied(self.board)
+        empty = ~full & SPREAD
+        beside_empty = (
+            (empty << CELL_BITS & ~FIRST_COLUMN)  # the cell to the left is empty
+            | (empty >> CELL_BITS & ~LAST_COLUMN)  # to the right
+            | (empty << ROW_BITS)  # below
+            | (empty >> ROW_BITS)  # above
+        )
+        return bool(full & beside_empty)
 
     def _end_turn(self, board: bytes) -> LanceState:
         reached = (board, 1 - self.to_move, self.neutral_in_hand)
@@ -491,7 +529,7 @@ class LanceState(State):
         )
 
     def outcome(self) -> Outcome | None:
-        return self._outcome
+        return self._outcome if self.over else None  # most states: no cached property to reach
 
     @property
     def obligations(self) -> tuple[Obligation, ...]:
@@ -590,3 +628,47 @@ GAME = Game(
 )
 LanceState.game = GAME
 _FIELDS = tuple(f.name for f in fields(LanceState))
+_field_values = itemgetter(*_FIELDS)
+"""A state's fields, in order, from its `__dict__`: what the dataclass hashes."""
+
+_PLACES = tuple(Place(_cell(i)) for i in range(CELLS))
+_NEUTRALS = tuple(PlaceNeutral(_cell(i)) for i in range(CELLS))
+"""Each cell's placements, made once: the referee's search lists them for every position."""
+
+
+_Way = tuple[tuple[int, ...], list[list[tuple[int, Slide]]]]
+"""The cells along one way from a rear cell, and the slides that way by length and distance."""
+
+
+def _slide_table() -> tuple[tuple[_Way, ...], ...]:
+    """Per rear cell, per way (in `DIRECTIONS` order): the cells along the way from the rear
+    while on the board, and per length and distance (from 1) the mask (bit i for cell i) of
+    the cells the slide empties and fills, with the slide itself. Every slide the board allows
+    is made once here, so `_slides_within` only looks them up."""
+    table = []
+    for rear in range(CELLS):
+        col, row = _cell(rear)
+        ways: list[_Way] = []
+        for way, (dx, dy) in DIRECTIONS.items():
+            line = []
+            c, r = col, row
+            while 0 <= c < SIDE and 0 <= r < SIDE:
+                line.append(r * SIDE + c)
+                c, r = c + dx, r + dy
+            options = []
+            for length in range(1, len(line)):
+                by_distance = []
+                for distance in range(1, len(line) - length + 1):
+                    emptied = line[: min(length, distance)]
+                    filled = line[max(length, distance) : length + distance]
+                    touched = sum(1 << i for i in (*emptied, *filled))
+                    slide = Slide((col, row), length, way, distance)
+                    slide.steps  # noqa: B018 (worked out now, read as an attribute in play)
+                    by_distance.append((touched, slide))
+                options.append(by_distance)
+            ways.append((tuple(line), options))
+        table.append(tuple(ways))
+    return tuple(table)
+
+
+_SLIDES_FROM = _slide_table()

@@ -118,6 +118,11 @@ class Profile(ABC):
         A profile that knows its game's turns well answers cheaply; the default never prunes."""
         return True
 
+    def may_become_any(self, state: State, frames: Iterable[int]) -> bool:
+        """Whether `state` may become any of the canonical `frames` (`may_become`): a profile
+        may weigh the position once for them all."""
+        return any(self.may_become(state, frame) for frame in frames)
+
     def draw(self, state: State) -> int:
         """The frame of `state`, uncached; a profile whose positions are many may draw them
         faster than through their layout."""

@@ -8,16 +8,20 @@ the board learns of a placement from the cell it lands on.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import cached_property
-from itertools import combinations
+from itertools import combinations, product
 from typing import Any
 
 from magboard.firmware.games import CARRY_OUT, Action, Cell, State, get_game
 from magboard.firmware.games.lance import (
     BOXES,
+    CELL_BITS,
+    COLUMNS,
     NEUTRAL,
+    ROWS,
     SIDE,
+    SPREAD,
     LanceState,
     Place,
     PlaceNeutral,
@@ -30,6 +34,8 @@ from .parts import Layout, PieceKind, Step, Supply
 
 BOARDS_KEPT = 64
 """Frames whose board `_board_of` remembers."""
+CHUNK = 3
+"""Cells drawn by one table lookup (`_chunk_bits`): 64 ways to fill three cells."""
 
 
 class LanceProfile(Profile):
@@ -37,44 +43,70 @@ class LanceProfile(Profile):
         """Straight from the board's bytes: the referee draws every position it considers, and
         a turn of Lance Assembly considers many."""
         assert isinstance(state, LanceState)
-        bits, frame = self._cell_bits, 0
-        for i, v in enumerate(state.board):
-            if v:
-                frame |= bits[i][v]
+        board, frame = state.board, 0
+        for start, bits in self._chunk_bits:
+            frame |= bits[board[start : start + CHUNK]]
         return frame
 
     def may_become(self, state: State, frame: int) -> bool:
+        return self.may_become_any(state, (frame,))
+
+    def may_become_any(self, state: State, frames: Iterable[int]) -> bool:
         """What is left of a turn is at most one own tile placed, one slide along a row or a
-        column, and the neutral tile: the cells where `frame`'s board differs from the
+        column, and the neutral tile: the cells where a frame's board differs from the
         position's, but for those placements, must lie on one line, and only while a slide is
-        still to come."""
+        still to come. The search asks this of every position it weighs, for every frame it
+        may be heading for: the position is counted once for them all, and the boards are
+        compared as spread masks (`CELL_BITS`), a few integer operations each."""
         assert isinstance(state, LanceState)
-        target = self._board_of(frame)
-        if target is None:
-            return False
         board = state.board
-        if board == target:
-            return True
+        x = int.from_bytes(board, "little")
         own, other = 1 << state.to_move, 2 >> state.to_move
-        gained = {
-            label: target.count(label) - board.count(label) for label in (own, other, NEUTRAL)
-        }
-        if gained[other] or gained[own] not in (0, 1) or gained[NEUTRAL] not in (0, 1):
-            return False  # counted first: most positions a search weighs fail here, cheaply
-        diff = [i for i, (was, now) in enumerate(zip(board, target, strict=True)) if was != now]
-        if gained[own] and not state.may_place_own:
-            return False
-        if gained[NEUTRAL] and not state.may_place_neutral:
-            return False
-        arrivals = [i for i in diff if not board[i] and gained.get(target[i], 0)]
-        if not state.may_slide:
-            return len(diff) == len(arrivals) == gained[own] + gained[NEUTRAL]
-        placements = gained[own] + gained[NEUTRAL]
-        return any(
-            _in_a_line([i for i in diff if i not in dropped])
-            for size in range(placements + 1)
-            for dropped in combinations(arrivals, size)
-        )
+        others = ((x >> (other - 1)) & SPREAD).bit_count()
+        owns = ((x >> (own - 1)) & SPREAD).bit_count()
+        neutrals = ((x >> 2) & SPREAD).bit_count()
+        for frame in frames:
+            seen = self._target_of(frame)
+            if seen is None:
+                continue
+            target, t, counts = seen
+            if counts[other] != others:
+                continue  # counted first: most positions a search weighs fail here, cheaply
+            if board == target:
+                return True
+            gained_own, gained_neutral = counts[own] - owns, counts[NEUTRAL] - neutrals
+            if gained_own not in (0, 1) or gained_neutral not in (0, 1):
+                continue
+            if gained_own and not state.may_place_own:
+                continue
+            if gained_neutral and not state.may_place_neutral:
+                continue
+            if _in_reach(state, x, t, gained_own, gained_neutral):
+                return True
+        return False
+
+    def _target_of(self, frame: int) -> tuple[bytes, int, dict[int, int]] | None:
+        """`frame`'s board (`_board_of`), also as an integer, with how many cells hold each
+        label; None if some cell shows what no tile makes."""
+        known = self._targets
+        if frame in known:
+            return known[frame]
+        if len(known) >= BOARDS_KEPT:
+            known.clear()
+        board = self._board_of(frame)
+        if board is None:
+            known[frame] = None
+        else:
+            known[frame] = (
+                board,
+                int.from_bytes(board, "little"),
+                {label: board.count(label) for label in (1, 2, NEUTRAL)},
+            )
+        return known[frame]
+
+    @cached_property
+    def _targets(self) -> dict[int, tuple[bytes, int, dict[int, int]] | None]:
+        return {}
 
     def _board_of(self, frame: int) -> bytes | None:
         """The tile on each game cell as `frame` shows it, None if some cell shows what no
@@ -109,6 +141,23 @@ class LanceProfile(Profile):
             )
             for i, bits in enumerate(self._cell_bits)
         )
+
+    @cached_property
+    def _chunk_bits(self) -> tuple[tuple[int, dict[bytes, int]], ...]:
+        """Per run of `CHUNK` cells, row-major: where it starts, and the frame bits of every way
+        its cells may be filled. A board is drawn in twelve lookups instead of a loop over its
+        36 cells."""
+        table = []
+        for start in range(0, SIDE * SIDE, CHUNK):
+            bits = {}
+            for labels in product((0, 1, 2, NEUTRAL), repeat=CHUNK):
+                frame = 0
+                for i, label in enumerate(labels, start):
+                    if label:
+                        frame |= self._cell_bits[i][label]
+                bits[bytes(labels)] = frame
+            table.append((start, bits))
+        return tuple(table)
 
     @cached_property
     def _cell_bits(self) -> tuple[dict[int, int], ...]:
@@ -164,9 +213,34 @@ class LanceProfile(Profile):
         return ()
 
 
-def _in_a_line(cells: list[int]) -> bool:
-    """Whether the cells (row-major indices) lie in one row or one column."""
-    return len({i // SIDE for i in cells}) <= 1 or len({i % SIDE for i in cells}) <= 1
+def _in_reach(state: LanceState, x: int, t: int, gained_own: int, gained_neutral: int) -> bool:
+    """Whether the board `x` may still become `t` (both read as integers) by the placements
+    counted (each 0 or 1, and allowed) and at most the one slide the turn may still make."""
+    d = x ^ t
+    diff = (d | d >> 1 | d >> 2) & SPREAD
+    own = 1 << state.to_move
+    arriving = (t >> (own - 1) if gained_own else 0) | (t >> 2 if gained_neutral else 0)
+    arrivals = diff & ~(x | x >> 1 | x >> 2) & arriving  # empty here, a placed label there
+    placements = gained_own + gained_neutral
+    if not state.may_slide:
+        return diff.bit_count() == arrivals.bit_count() == placements
+    # Leaving out any `placements` of the arrivals, or all of them if fewer: leaving out fewer
+    # never helps, as what lies on a line still does with cells taken away.
+    if arrivals.bit_count() <= placements:
+        return _in_a_line(diff & ~arrivals)
+    bits, rest = [], arrivals
+    while rest:
+        bits.append(rest & -rest)
+        rest ^= bits[-1]
+    return any(_in_a_line(diff & ~sum(dropped)) for dropped in combinations(bits, placements))
+
+
+def _in_a_line(cells: int) -> bool:
+    """Whether the cells (a spread mask) lie in one row or one column: those of the lowest."""
+    if not cells:
+        return True
+    first = ((cells & -cells).bit_length() - 1) // CELL_BITS
+    return not cells & ~ROWS[first // SIDE] or not cells & ~COLUMNS[first % SIDE]
 
 
 def lance_profile(spec: BoardSpec, options: Mapping[str, Any] | None = None) -> LanceProfile:

@@ -110,7 +110,7 @@ class Matcher:
         search small. A position from which the profile says the frame cannot be reached is
         left unexplored; with `across`, a first turn may also be heading for one of the frames
         `passed` through (where its reply began), and without them it is not pruned."""
-        render, may_become = self.profile.render, self.profile.may_become
+        render, may_become_any = self.profile.render, self.profile.may_become_any
         heading: Collection[int] = (frame,)
         if across is not None:
             heading = {frame, *passed} if passed else ()
@@ -128,29 +128,44 @@ class Matcher:
                 raise SearchLimitError(
                     f"more than {self.max_nodes} positions or {self.max_seconds * 1000:g} ms"
                 )
-            for action in node.state.actions_within(cells):
-                after = node.state.advance(action)
-                done = after.turn != node.start.turn or after.outcome() is not None
-                reading = Reading(after, (*node.actions, action), done, node.start, node.previous)
-                if render(after) == frame:
-                    exact.append(reading)
+            # Hoisted out of the loop over actions: a search makes up thousands of positions.
+            state, turn, previous = node.state, node.start.turn, node.previous
+            goals = heading if previous is None else (frame,)
+            for action in state.actions_within(cells):
+                after = state.advance(action)
+                over = after.outcome() is not None
+                done = over or after.turn != turn
+                shown = render(after) == frame
                 if not done:
-                    goals = heading if node.previous is None else (frame,)
-                    if after not in expanded and (
-                        not goals or any(may_become(after, g) for g in goals)
-                    ):
+                    if after not in expanded and (not goals or may_become_any(after, goals)):
                         expanded.add(after)
+                        reading = self._reading(node, action, after, done)
                         pending.append((reading, cells))
+                        if shown:
+                            exact.append(reading)
+                    elif shown:
+                        exact.append(self._reading(node, action, after, done))
                     continue
-                if node.previous is not None:
+                reading = self._reading(node, action, after, done)
+                if shown:
+                    exact.append(reading)
+                if previous is not None:
                     continue
-                if after.outcome() is not None:
+                if over:
                     endings.append(reading)
                 elif across is not None and not after.obligations:
-                    reply = across(reading)
                     following = forced_passes(after)
-                    if reply and following.outcome() is None and following not in expanded:
+                    if following.outcome() is not None or following in expanded:
+                        continue  # asked first: `across` reads the frames, which costs more
+                    reply = across(reading)
+                    if reply:
                         expanded.add(following)
                         second = Reading(following, (), False, following, reading)
                         pending.append((second, self.game_cells(reply) & changed))
         return Found(tuple(exact), tuple(endings))
+
+    @staticmethod
+    def _reading(node: Reading, action: Action, after: State, done: bool) -> Reading:
+        """`node` taken on by `action`: made only for the positions a search keeps, as most of
+        those it makes up are neither shown nor explored further."""
+        return Reading(after, (*node.actions, action), done, node.start, node.previous)
