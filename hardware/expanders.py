@@ -189,8 +189,9 @@ class ExpanderArray:
                 with contextlib.suppress(OSError):  # the next scan selects afresh either way
                     bus.writeto(mux.address, b"\x00")
 
-    def _read(self, bus: Any, chip: _Chip, buffer: bytearray) -> bool:
-        """One chip's two ports into `chip.word`, retrying; False marks it for set-up."""
+    def _read(self, bus: Any, chip: _Chip, buffer: bytearray) -> None:
+        """One chip's two ports into `chip.word`, retrying; a chip that fails, or shows it
+        reset, is marked to be set up again (not ready)."""
         errors: list[OSError] = []
         for _ in range(ATTEMPTS):
             try:
@@ -202,14 +203,13 @@ class ExpanderArray:
             if word & CANARIES:
                 self._fault("expander-reset", chip, f"read 0x{word:04x}: registers lost")
                 chip.ready = False
-                return False
+                return
             chip.word = word
             if errors:
                 self._fault("i2c-error", chip, f"read failed {len(errors)}x, then ok: {errors[0]}")
-            return True
+            return
         self._fault("i2c-error", chip, f"read failed {ATTEMPTS}x: {errors[-1]}; set up again")
         chip.ready = False
-        return False
 
     def verify(self) -> tuple[Fault, ...]:
         """Reads back every chip's IOCON and sets up again any that lost it. A reset between two
