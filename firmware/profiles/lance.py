@@ -33,7 +33,8 @@ from .base import Profile
 from .parts import Layout, PieceKind, Step, Supply
 
 BOARDS_KEPT = 64
-"""Frames whose board `_board_of` remembers."""
+"""Frames whose board `_target_of` remembers: a search asks of the same few frames (the one
+judged, those passed through) for every position it weighs, so each is read once."""
 CHUNK = 3
 """Cells drawn by one table lookup (`_chunk_bits`): 64 ways to fill three cells."""
 
@@ -110,26 +111,14 @@ class LanceProfile(Profile):
 
     def _board_of(self, frame: int) -> bytes | None:
         """The tile on each game cell as `frame` shows it, None if some cell shows what no
-        tile makes. A search asks this of the same few frames (the one judged, those passed
-        through) for every position it weighs: each is read once."""
-        known = self._boards
-        if frame in known:
-            return known[frame]
-        if len(known) >= BOARDS_KEPT:
-            known.clear()
+        tile makes."""
         board = bytearray()
         for mask, labels in self._cell_reading:
             label = labels.get(frame & mask)
             if label is None:
-                known[frame] = None
                 return None
             board.append(label)
-        known[frame] = bytes(board)
-        return known[frame]
-
-    @cached_property
-    def _boards(self) -> dict[int, bytes | None]:
-        return {}
+        return bytes(board)
 
     @cached_property
     def _cell_reading(self) -> tuple[tuple[int, dict[int, int]], ...]:
