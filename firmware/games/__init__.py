@@ -1,6 +1,6 @@
 """The rules of every game the board referees, behind one contract (see `core`)."""
 
-from . import lance, tictaccap, tictacdoh, tictactoe
+from . import lance, meeplemaneuver, meeptactoe, tictaccap, tictacdoh, tictactoe
 from .core import (
     CARRY_OUT,
     END_TURN,
@@ -20,7 +20,7 @@ from .core import (
 from .grid import Cell, cell_name, draw_grid, parse_cell
 from .registry import all_games, get_game, register
 
-for _module in (tictactoe, tictaccap, tictacdoh, lance):
+for _module in (tictactoe, tictaccap, tictacdoh, lance, meeptactoe, meeplemaneuver):
     register(_module.GAME)
 
 __all__ = [
