@@ -32,14 +32,14 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from magboard.firmware import native
 from magboard.firmware.app import wiring
 from magboard.firmware.games import Action, Game, State, get_game
 from magboard.firmware.games.lance import PlaceNeutral
-from magboard.firmware.profiles import Layout, Profile, profiled_pairs
+from magboard.firmware.profiles import Profile, profiled_pairs
 from magboard.firmware.referee import ILLEGAL, Matcher, Referee
 from magboard.firmware.referee.evidence import in_order, witness
 from magboard.firmware.referee.matcher import Found, forced_passes
@@ -229,12 +229,12 @@ class _Pipeline:
         layout = profile.layout(state)
         cells = dict(layout.cells)
         cells[self.rng.choice(free)] = (kind,)
-        return profile.frame_of(Layout(cells, layout.supplies))
+        return profile.frame_of(replace(layout, cells=cells))
 
     def _raw_frame(self, state: State) -> int:
         """The frame a board shows for `state`, its tray pieces in random slots."""
         layout = self.profile.layout(state)
-        frame = self.profile.frame_of(Layout(layout.cells, {}))
+        frame = self.profile.frame_of(replace(layout, supplies={}))
         bit = self.spec.sensor_bit
         for supply in self.profile.supplies:
             count = layout.supplies.get(supply.name, 0)

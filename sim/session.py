@@ -14,9 +14,9 @@ from magboard.firmware.app.loop import BoardLoop
 from magboard.firmware.events import Event
 from magboard.firmware.games import Action, State, get_game
 from magboard.firmware.journal import Journal
-from magboard.firmware.profiles import PieceKind, Profile, Spot, Step
+from magboard.firmware.profiles import PieceKind, Profile, Spot, Step, TileStep
 from magboard.firmware.referee import Referee
-from magboard.hardware.spec import BoardSpec, Cell, load_board
+from magboard.hardware.spec import BoardSpec, Cell, load_board, place_label
 
 from .board import SimBoard
 from .clock import VirtualClock
@@ -31,6 +31,9 @@ DIRECTIONS: dict[tuple[int, int], Direction] = {
     (0, 1): "up",
     (0, -1): "down",
 }
+SHIFTS: dict[str, Direction] = {"^": "up", "v": "down", "<": "left", ">": "right"}
+"""A tile shift's notation and the way a hand pushes it."""
+TURNS = ("cw", "ccw")
 HAND_PAUSE = 0.4
 """Seconds between lifting a piece and putting it down, and after a move, in simulated play."""
 
@@ -87,6 +90,10 @@ class SimSession:
     def lay_out(self, state: State | None = None) -> None:
         """Puts every piece where `state` has it (instantly, as before a game)."""
         layout = self.profile.layout(state or self.initial)
+        tile = self.profile.tile
+        for spot in layout.tiles:
+            assert tile is not None
+            self.world.add_tile(spot.origin, tile.signature, tile.key, spot.key)
         for cell, stack in layout.cells.items():
             for kind in stack:
                 self.world.add(self.kinds[kind.name], cell)
@@ -111,17 +118,32 @@ class SimSession:
         referee's position, or from `state` where the hands are ahead of the board."""
         steps = self.profile.plan(state or self.referee.position, action)
         for step in steps:
+            if isinstance(step, TileStep):
+                self.move_tile(step)
+                self.run_for(pause)
+                continue
             if step.slide:
                 continue
             piece = self.take(step.source)
             self.run_for(pause / 2)
             self.give(step.target, piece)
             self.run_for(pause / 2)
-        slid = [step for step in steps if step.slide]
+        slid = [step for step in steps if isinstance(step, Step) and step.slide]
         if slid:
             direction, distance = _direction(slid[0])
             end = self.world.slide_group([s.source for s in slid], direction, distance)
             self.run_until(end + pause / 2)
+
+    def move_tile(self, step: TileStep) -> None:
+        """A hand shifts or turns the tile whose lower-left corner is on `step.tile`, with the
+        pieces on it."""
+        tile = self.world.tile_at(step.tile)
+        if tile is None or self.world.tile_cells(tile)[0] != step.tile:
+            raise ValueError(f"no tile has its lower-left corner on {place_label(step.tile)}")
+        if step.way in TURNS:
+            self.world.rotate_tile(tile, clockwise=step.way == "cw")
+        else:
+            self.world.shift_tile(tile, SHIFTS[step.way])
 
     def take(self, spot: Spot) -> Piece:
         """A hand picks a piece up from a cell or a supply (a random full slot of it)."""

@@ -54,7 +54,7 @@ from magboard.firmware.events import (
     TakenBack,
 )
 from magboard.firmware.games import CARRY_OUT, END_TURN, PASS, Action, Game, State, get_game
-from magboard.firmware.profiles import Profile
+from magboard.firmware.profiles import Profile, Step
 from magboard.firmware.referee import SearchLimitError
 from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, load_board, place_label
 
@@ -319,7 +319,7 @@ class GameSoak:
 
     def _one_step(self, action: Action) -> bool:
         steps = self.profile.plan(self.state, action)
-        return len(steps) == 1 and not steps[0].slide
+        return len(steps) == 1 and isinstance(steps[0], Step) and not steps[0].slide
 
     # The legal move.
 
@@ -421,7 +421,7 @@ class GameSoak:
 
     def _one_step_from(self, state: State, action: Action) -> bool:
         steps = self.profile.plan(state, action)
-        return len(steps) == 1 and not steps[0].slide
+        return len(steps) == 1 and isinstance(steps[0], Step) and not steps[0].slide
 
     def _expect(self, action: Action) -> list[Expected]:
         """The referee's answers to `action`, and the game as played advances by it."""

@@ -118,6 +118,9 @@ class Tile:
     id: int
     signature: frozenset[str]
     """Channels its magnets trip under each of the four cells it covers."""
+    key: frozenset[str] = frozenset()
+    """Channels a key magnet under one corner trips besides, which shows which way round the
+    tile lies (`World.key_of`)."""
 
 
 @dataclass(frozen=True)
@@ -160,8 +163,11 @@ class World:
         self._where: dict[Piece, Place] = {}
         self._hand: list[Piece] = []
         self._next_id = 1
+        self._next_tile = 1
         self._tiles: dict[Tile, Cell] = {}
         self._tile_at: dict[Cell, Tile] = {}
+        self._keys: dict[Tile, Cell] = {}
+        """The cell over each keyed tile's key corner."""
         self._seen: dict[Place, frozenset[str]] = {}
 
         self._level = bytearray(spec.frame_bits)
@@ -203,6 +209,10 @@ class World:
 
     def tile_at(self, cell: Cell) -> Tile | None:
         return self._tile_at.get(cell)
+
+    def key_of(self, tile: Tile) -> Cell | None:
+        """The cell over the tile's key magnet (None for a tile without one)."""
+        return self._keys.get(tile)
 
     def tile_cells(self, tile: Tile) -> tuple[Cell, ...]:
         """Cells a tile covers: lower-left, lower-right, upper-left, upper-right."""
@@ -334,23 +344,50 @@ class World:
 
     # -- tiles -----------------------------------------------------------------------------
 
-    def add_tile(self, lower_left: Cell, signature: Iterable[str]) -> Tile:
-        """A 2x2 tile, set up instantly (no bounce), before pieces go on its cells."""
-        signature = frozenset(signature)
+    def add_tile(
+        self,
+        lower_left: Cell,
+        signature: Iterable[str],
+        key: Iterable[str] = (),
+        key_at: Cell | None = None,
+        bounce: bool = False,
+    ) -> Tile:
+        """A 2x2 tile laid down before pieces go on its cells: set up instantly, or put down by
+        a hand (`bounce`). A `key` magnet sits under its corner over `key_at` (by default the
+        lower-left)."""
+        signature, key = frozenset(signature), frozenset(key)
         if not signature:
             raise WorldError("a tile needs magnets the board can see")
-        self._check_channels(signature, "a tile")
+        self._check_channels(signature | key, "a tile")
         footprint = _block(lower_left)
         self._check_footprint(footprint, "a new tile")
         for cell in footprint:
             if self._stacks.get(cell):
                 raise WorldError(f"cannot lay a tile over the pieces on {place_label(cell)}")
-        tile = Tile(len(self._tiles) + 1, signature)
+        key_at = lower_left if key_at is None else key_at
+        if key and key_at not in footprint:
+            raise WorldError(f"a tile's key is under one of its cells, not {place_label(key_at)}")
+        tile = Tile(self._next_tile, signature, key)
+        self._next_tile += 1
         self._tiles[tile] = lower_left
+        if key:
+            self._keys[tile] = key_at
         for cell in footprint:
             self._tile_at[cell] = tile
-        self._update(footprint, bounce=False)
+        self._update(footprint, bounce=bounce)
         return tile
+
+    def take_tile(self, tile: Tile) -> None:
+        """A hand takes an empty tile off the board (to clear it, or lay it elsewhere)."""
+        cells = _block(self._tile_origin(tile))
+        for cell in cells:
+            if self._stacks.get(cell):
+                raise WorldError(f"take the pieces off tile {tile.id} first ({place_label(cell)})")
+        for cell in cells:
+            del self._tile_at[cell]
+        del self._tiles[tile]
+        self._keys.pop(tile, None)
+        self._update(cells)
 
     def shift_tile(self, tile: Tile, direction: Direction) -> Cell:
         """Slides a tile one cell, with the pieces on it; returns its new lower-left cell."""
@@ -521,6 +558,8 @@ class World:
             del self._tile_at[cell]
         for cell in moved.values():
             self._tile_at[cell] = tile
+        if tile in self._keys:
+            self._keys[tile] = moved[self._keys[tile]]
         for cell, stack in stacks.items():
             self._stacks[cell] = stack
             for piece in stack:
@@ -556,7 +595,9 @@ class World:
         if isinstance(place, Slot):
             return frozenset({""}) if stack else frozenset()
         tile = self._tile_at.get(place)
-        seen = tile.signature if tile is not None else frozenset()
+        seen = frozenset()
+        if tile is not None:
+            seen = tile.signature | tile.key if self._keys.get(tile) == place else tile.signature
         for piece in stack or ():
             seen |= piece.kind.signature
         return seen

@@ -10,9 +10,21 @@ from magboard.hardware.spec import BoardSpec
 
 from .base import Profile, ProfileError
 from .lance import lance_profile
-from .parts import Difference, Layout, Movement, PieceKind, Spot, Step, Supply
+from .parts import (
+    Difference,
+    Layout,
+    Movement,
+    PieceKind,
+    Spot,
+    Step,
+    Supply,
+    TileKind,
+    TileSpot,
+    TileStep,
+)
 from .sized import tictaccap_profile, tictacdoh_profile
 from .tictactoe import tictactoe_profile
+from .tiles import meeplemaneuver_profile, meeptactoe_profile
 
 ProfileMaker = Callable[[BoardSpec, Mapping[str, Any] | None], Profile]
 
@@ -23,6 +35,8 @@ _PROFILES: dict[tuple[str, str], ProfileMaker] = {
     ("tic-tac-cap", "r1"): tictaccap_profile,
     ("tic-tac-doh", "r1"): tictacdoh_profile,
     ("lance-assembly", "r1"): lance_profile,
+    ("meep-tac-toe", "r1"): meeptactoe_profile,
+    ("meeple-maneuver", "r1"): meeplemaneuver_profile,
 }
 
 
@@ -56,6 +70,9 @@ __all__ = [
     "Spot",
     "Step",
     "Supply",
+    "TileKind",
+    "TileSpot",
+    "TileStep",
     "profile_for",
     "profiled_pairs",
     "register_profile",

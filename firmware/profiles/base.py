@@ -18,7 +18,7 @@ from functools import cached_property
 from magboard.firmware.games import Action, Cell, Game, State
 from magboard.hardware.spec import BoardSpec, Place, place_label
 
-from .parts import Difference, Layout, Movement, PieceKind, Spot, Step, Supply
+from .parts import Difference, Layout, Movement, PieceKind, Spot, Step, Supply, TileKind, TileStep
 from .sensors import SensorMap
 
 FRAME_CACHE = 50_000
@@ -42,6 +42,8 @@ class Profile(ABC):
     sliding a piece never commits the squares it passes, short enough to feel immediate."""
     extent: tuple[int, int] | None = None
     """Columns and rows of the game's lattice with its options (default: the game's)."""
+    tile: TileKind | None = None
+    """The magnets of the game's 2x2 grid tiles, where it has tiles."""
     _frames: dict[State, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -55,6 +57,8 @@ class Profile(ABC):
                 f"not fit board {self.spec.name} ({self.spec.columns}x{self.spec.rows})"
             )
         channels = {c.name for c in self.spec.channels}
+        if self.tile is not None and not self.tile.signature | self.tile.key <= channels:
+            raise ProfileError(f"{self.game.name}'s tiles trip channels {self.spec.name} lacks")
         for kind in self.kinds:
             if not kind.signature <= channels:
                 raise ProfileError(
@@ -137,6 +141,14 @@ class Profile(ABC):
                     frame |= 1 << bit[(cell, channel)]
         for name, fill in self.sensors.fills.items():
             frame |= fill[layout.supplies.get(name, 0)]
+        if layout.tiles:
+            assert self.tile is not None
+            for spot in layout.tiles:
+                for cell in spot.cells:
+                    for channel in self.tile.signature:
+                        frame |= 1 << bit[(cell, channel)]
+                for channel in self.tile.key:
+                    frame |= 1 << bit[(spot.key, channel)]
         return frame
 
     def canonical(self, frame: int) -> int:
@@ -172,7 +184,7 @@ class Profile(ABC):
         action. Games whose pieces go down from a supply say how."""
         return None
 
-    def plan(self, state: State, action: Action) -> tuple[Step, ...]:
+    def plan(self, state: State, action: Action) -> tuple[Step | TileStep, ...]:
         """How a hand performs `action` (for the simulator, and for lights that show a move to
         be made). One piece from the one place that loses it to the one that gains it; games
         whose actions move several pieces at once say how."""

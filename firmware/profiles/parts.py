@@ -50,12 +50,37 @@ class Supply:
 
 
 @dataclass(frozen=True)
+class TileKind:
+    """The magnets of a 2x2 grid tile: the channels they trip under each cell it covers, and
+    under one corner a key that shows which way round it lies, so a quarter turn is seen even
+    when the pieces on the tile look alike all round."""
+
+    signature: frozenset[str]
+    key: frozenset[str]
+
+
+@dataclass(frozen=True)
+class TileSpot:
+    """Where a tile lies: the board cell under its lower-left corner, and the one under its
+    key."""
+
+    origin: Cell
+    key: Cell
+
+    @property
+    def cells(self) -> tuple[Cell, Cell, Cell, Cell]:
+        x, y = self.origin
+        return (x, y), (x, y + 1), (x + 1, y + 1), (x + 1, y)
+
+
+@dataclass(frozen=True)
 class Layout:
     """Where every piece of a position physically is: stacks on board cells (bottom to top, in
-    board coordinates) and how many pieces each supply holds."""
+    board coordinates), how many pieces each supply holds, and where the tiles lie."""
 
     cells: Mapping[Cell, tuple[PieceKind, ...]]
     supplies: Mapping[str, int]
+    tiles: tuple[TileSpot, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -87,6 +112,15 @@ class Movement:
     @property
     def physical(self) -> bool:
         return bool(self.lifted or self.placed)
+
+
+@dataclass(frozen=True)
+class TileStep:
+    """A hand moving the tile whose lower-left corner is on board cell `tile`, with the pieces
+    on it: shifted one cell (`way` ^ v < >) or turned a quarter (cw, ccw)."""
+
+    tile: Cell
+    way: str
 
 
 @dataclass(frozen=True)

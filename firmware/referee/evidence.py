@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from magboard.firmware.profiles import Profile
+from magboard.firmware.profiles import Profile, Step
 
 from .matcher import Reading
 
@@ -60,7 +60,7 @@ def in_order(profile: Profile, trail: Sequence[int], reading: Reading) -> bool:
             after = state.advance(action)
             shown = profile.render(after)
             for step in profile.plan(state, action):
-                if step.slide or isinstance(step.target, str):
+                if not isinstance(step, Step) or step.slide or isinstance(step.target, str):
                     continue
                 if isinstance(step.source, str) and not profile.supply(step.source).sensed:
                     continue

@@ -22,6 +22,14 @@ KNOWN_PERFT = [
     # reproduced by the independent model in test_lance.py, which also compares the engine's
     # positions after B's turn one by one for each first placement up to symmetry.
     ("lance-assembly", {}, [36, 478392]),
+    # The counts issue 11 gives (perft 1 and 2 of each maneuver, and of Meeple Maneuver); depth 3
+    # from this engine, reproduced by the independent model in tile_models.py.
+    ("meep-tac-toe", {}, [4, 22, 150]),
+    ("meep-tac-toe", {"maneuver": "rotate"}, [8, 92, 1120]),
+    ("meep-tac-toe", {"maneuver": "advanced"}, [28, 946, 31308]),
+    # perft(3) is 4,129,536 (minutes here): test_tile_perft.py checks it against the model in
+    # the deep run, and a sample of depth-2 positions in every run.
+    ("meeple-maneuver", {}, [172, 27800, 4129536]),
     # The test game (tests/support/stones.py), reproduced by the model in test_stones.py.
     ("stones", {}, [9, 84, 696, 5306]),
 ]

@@ -25,10 +25,11 @@ from magboard.firmware.games.perft import perft_series
 GAMES = all_games()
 MAX_ACTIONS = 5000
 
-TESTED_DEPTH = {"lance-assembly": 1}
-"""Perft depths walked here where the engine is too slow for a test (half a minute a backend):
-Lance Assembly's depth 2 is proven position by position against its independent model in
-test_lance.py, and `magboard perft lance-assembly 2` prints it."""
+TESTED_DEPTH = {"lance-assembly": 1, "meeple-maneuver": 2}
+"""Perft depths walked here where the engine is too slow for a test (half a minute a backend
+and more): Lance Assembly's depth 2 is proven position by position against its independent
+model in test_lance.py, and `magboard perft lance-assembly 2` prints it; Meeple Maneuver's depth
+3 is compared with its model in test_tile_perft.py."""
 
 
 def option_variants(game):

@@ -16,6 +16,13 @@ from magboard.firmware.referee.evidence import best_explained
 from magboard.hardware.spec import load_board
 
 PAIRS = profiled_pairs()
+VARIANTS = {"meep-tac-toe": [{"maneuver": m} for m in ("none", "rotate", "advanced")]}
+"""Options that change what a turn is made of, each a profile of its own to prove."""
+CASES = [(game, board, options) for game, board in PAIRS for options in VARIANTS.get(game, [{}])]
+CASE_IDS = [
+    "@".join((game, board, *(f"{k}={v}" for k, v in options.items())))
+    for game, board, options in CASES
+]
 TURNS_PER_PROFILE = 400
 WALKS_PER_TURN = 12
 
@@ -34,15 +41,15 @@ def walk(profile: Profile, start: State, rng: random.Random) -> tuple[State, int
             return state, bits
 
 
-@pytest.mark.parametrize(("game_name", "board_name"), PAIRS, ids=[f"{g}@{b}" for g, b in PAIRS])
-def test_every_continuation_is_read_from_its_frame_alone(game_name, board_name):
+@pytest.mark.parametrize(("game_name", "board_name", "options"), CASES, ids=CASE_IDS)
+def test_every_continuation_is_read_from_its_frame_alone(game_name, board_name, options):
     game = get_game(game_name)
-    profile = profile_for(game, load_board(board_name))
+    profile = profile_for(game, load_board(board_name), options)
     matcher = Matcher(profile, max_seconds=10.0)
-    rng = random.Random(f"{game_name}@{board_name}")
+    rng = random.Random(f"{game_name}@{board_name}{options}")
     turns = 0
     while turns < TURNS_PER_PROFILE:
-        state = game.new_state()
+        state = game.new_state(options)
         while state.outcome() is None and turns < TURNS_PER_PROFILE:
             turns += 1
             if not any(a.seen for a in state.legal_actions()):

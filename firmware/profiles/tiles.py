@@ -1,0 +1,135 @@
+"""Meep Tac Toe and Meeple Maneuver on r1: meeples on 2x2 grid tiles that shift and turn.
+
+Every cell a tile covers trips the outer ring; one corner of each tile carries a key magnet on
+the inner ring, so the board sees which way round a tile lies and reads a quarter turn, and its
+direction, even where the meeples on the tile look alike all round. A meeple's type is its
+centre pole: north-down for Meep Tac Toe's A and Meeple Maneuver's kittens, south-down for B and
+the puppies. Meeple Maneuver's colours are not sensed: who placed a meeple is whose turn it was,
+and the tiles carry it from there, so the play says whose meeple is where. Its supplies sit in
+the trays: kittens in slots 1-3 of the seat's tray, puppies in 4-6, the captured pile in 7-9.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cached_property
+from typing import Any
+
+from magboard.firmware.games import CARRY_OUT, Action, Cell, State, get_game
+from magboard.firmware.games.meeplemaneuver import (
+    SEATS,
+    TYPES,
+    MeepleState,
+    Place,
+    colour_of,
+    pile_name,
+    supply_name,
+)
+from magboard.firmware.games.meeptactoe import Move
+from magboard.firmware.games.tiles import QuarterTurn, Shift, TiledState, block, parse_area
+from magboard.hardware.spec import BoardSpec
+
+from .base import Profile
+from .parts import Layout, PieceKind, Step, Supply, TileKind, TileSpot, TileStep
+
+TILE = TileKind(frozenset({"o"}), frozenset({"i"}))
+POLES = ("n", "s")
+"""The centre channel of Meep Tac Toe's A and B, and of a kitten and a puppy."""
+
+
+class TileGameProfile(Profile):
+    """Pieces drawn by board code, tiles with their keys."""
+
+    @cached_property
+    def piece_kinds(self) -> dict[int, PieceKind]:
+        """The kind of each board code: the kinds are listed in code order, from 1."""
+        return dict(enumerate(self.kinds, 1))
+
+    def layout(self, state: State) -> Layout:
+        assert isinstance(state, TiledState)
+        kinds, board = self.piece_kinds, state.board
+        cells = {}
+        for cell, i in state.lattice.cells_in_order(state.tiles):
+            if board[i]:
+                cells[self.to_board(cell)] = (kinds[board[i]],)
+        tiles = tuple(
+            TileSpot(self.to_board(origin), self.to_board(block(origin)[quarter]))
+            for origin, quarter in zip(state.tiles, state.quarters, strict=True)
+        )
+        return Layout(cells, self._supplies(state), tiles)
+
+    def _supplies(self, state: State) -> dict[str, int]:
+        return {}
+
+    def plan(self, state: State, action: Action) -> tuple[Step | TileStep, ...]:
+        if isinstance(action, Shift | QuarterTurn):
+            return (TileStep(self.to_board(action.tile), action.way),)
+        if isinstance(action, Move):
+            return (Step(self.to_board(action.source), self.to_board(action.target)),)
+        if isinstance(action, Place):
+            supply = supply_name(state.to_move, action.kind)
+            return (Step(supply, self.to_board(action.cell)),)
+        if action == CARRY_OUT:
+            return tuple(
+                Step(self.to_board(cell), target)
+                for duty in state.obligations
+                for cell in duty.sources
+                for target in duty.targets
+                if not isinstance(cell, str) and isinstance(target, str)
+            )
+        return ()
+
+
+class MeepleProfile(TileGameProfile):
+    def _supplies(self, state: State) -> dict[str, int]:
+        assert isinstance(state, MeepleState)
+        found = {}
+        for seat in (0, 1):
+            for kind in (0, 1):
+                found[supply_name(seat, kind)] = state.supplies[seat][kind]
+            found[pile_name(seat)] = state.piles[seat]
+        return found
+
+    def placement(self, state: State, kind: PieceKind, cell: Cell) -> Action | None:
+        game_cell = self.to_game(cell)
+        if game_cell is None or kind.owner is None:
+            return None
+        return Place(POLES.index(next(iter(kind.signature))), game_cell)
+
+
+def _origin(spec: BoardSpec, extent: tuple[int, int]) -> Cell:
+    return (spec.columns - extent[0]) // 2, (spec.rows - extent[1]) // 2
+
+
+def meeptactoe_profile(
+    spec: BoardSpec, options: Mapping[str, Any] | None = None
+) -> TileGameProfile:
+    game = get_game("meep-tac-toe")
+    extent = parse_area(game.resolve_options(options)["area"])
+    kinds = tuple(PieceKind(seat, frozenset({POLES[i]}), i, seat) for i, seat in enumerate("AB"))
+    return TileGameProfile(game, spec, _origin(spec, extent), kinds, (), extent=extent, tile=TILE)
+
+
+def meeplemaneuver_profile(
+    spec: BoardSpec, options: Mapping[str, Any] | None = None
+) -> MeepleProfile:
+    game = get_game("meeple-maneuver")
+    extent = parse_area(game.resolve_options(options)["area"], smallest=6)
+    by_code: dict[int, PieceKind] = {}
+    for colour, who in enumerate((*SEATS, "N")):
+        for kind, name in enumerate(TYPES):
+            owner = colour if colour < len(SEATS) else None
+            made = PieceKind(f"{who}-{name}", frozenset({POLES[kind]}), owner, name[0].upper())
+            by_code[1 + colour * 2 + kind] = made
+    kinds = tuple(by_code.values())
+    supplies = []
+    for seat, tray in enumerate(SEATS):
+        slots = spec.tray(tray).slots
+        for kind in (0, 1):
+            own = by_code[1 + seat * 2 + kind]
+            supplies.append(Supply(own.name, (own,), slots[kind * 3 : kind * 3 + 3]))
+        neutral = tuple(k for c, k in by_code.items() if colour_of(c) == 2)
+        supplies.append(Supply(pile_name(seat), neutral, slots[6:9]))
+    return MeepleProfile(
+        game, spec, _origin(spec, extent), kinds, tuple(supplies), extent=extent, tile=TILE
+    )
