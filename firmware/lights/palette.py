@@ -20,7 +20,16 @@ ORANGE: RGB = (255, 110, 0)
 GREEN: RGB = (0, 210, 60)
 MAGENTA: RGB = (230, 0, 200)
 
-PRECEDENCE = ("error", "remove", "put_back", "obligation", "win", "targets", "last_move")
+PRECEDENCE = (
+    "error",
+    "remove",
+    "put_back",
+    "obligation",
+    "win",
+    "due",
+    "targets",
+    "last_move",
+)
 """Which meaning a place shows when several apply, most urgent first. A layer owns its places in
 both phases of a blink (dark in the off phase), so a blink never flickers with a lower meaning."""
 
@@ -42,6 +51,9 @@ class Palette:
     alert: RGB = RED
 
     target_level: float = 0.15
+    due_level: float = 0.6
+    """What a turn must still move glows well above targets and the last move, without the
+    blink that means something is wrong."""
     last_move_level: float = 0.30
     blink_level: float = 1.0
     win_line_level: float = 0.30

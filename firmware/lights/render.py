@@ -103,6 +103,13 @@ def _win(view: View, now: float, palette: Palette) -> Iterable[tuple[Place, RGB]
     return ((place, bright if i == head else line) for i, place in enumerate(view.win))
 
 
+def _due(view: View, now: float, palette: Palette) -> Iterable[tuple[Place, RGB]]:
+    if not view.due:
+        return ()
+    colour = dimmed(palette.players[view.to_move], palette.due_level)
+    return ((place, colour) for place in view.due)
+
+
 def _targets(view: View, now: float, palette: Palette) -> Iterable[tuple[Place, RGB]]:
     if not view.targets:
         return ()
@@ -124,6 +131,7 @@ LAYERS: Mapping[str, Layer] = {
     "put_back": _put_back,
     "obligation": _obligation,
     "win": _win,
+    "due": _due,
     "targets": _targets,
     "last_move": _last_move,
 }

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from magboard.hardware.spec import Place
 
-_PLACE_SETS = ("targets", "last_move", "error", "remove", "obligation")
+_PLACE_SETS = ("targets", "due", "last_move", "error", "remove", "obligation")
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,11 @@ class View:
     to_move: int | None = None
     """Whose turn it is; None when nobody is to move (the game is over)."""
     targets: frozenset[Place] = frozenset()
-    """Where the lifted piece may go: dim and steady in the mover's colour."""
+    """Where the lifted piece (or the piece the turn must move next) may go: dim and steady in
+    the mover's colour."""
+    due: frozenset[Place] = frozenset()
+    """What the turn in progress must still move (the tile under the meeple just moved):
+    bright and steady in the mover's colour."""
     last_move: frozenset[Place] = frozenset()
     last_mover: int | None = None
     """Whose colour the last move glows in."""
@@ -76,7 +80,7 @@ class View:
         for name, seat in seats:
             if seat is not None and not 0 <= seat < self.players:
                 raise ValueError(f"{name} is seat {seat}, not one of 0 to {self.players - 1}")
-        if self.targets and self.to_move is None:
+        if (self.targets or self.due) and self.to_move is None:
             raise ValueError("targets are shown in the mover's colour: to_move is None")
         if self.last_move and self.last_mover is None:
             raise ValueError("a last move is shown in its mover's colour: last_mover is None")

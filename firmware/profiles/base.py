@@ -216,6 +216,12 @@ class Profile(ABC):
                 placed.add(name)
         return Movement(frozenset(lifted), frozenset(placed))
 
+    def next_up(self, state: State) -> tuple[frozenset[Place], frozenset[Place]]:
+        """What the turn in progress must move next, and where it may go, for the lights
+        between the actions of a turn. Most games have nothing to show there: a lifted piece
+        shows its own targets."""
+        return frozenset(), frozenset()
+
     def places_of(self, spots: Iterable[Spot]) -> frozenset[Place]:
         """Board places to light for cells and supplies (a sensed supply lights its slots; an
         unsensed one has nothing to light)."""

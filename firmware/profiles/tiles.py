@@ -61,6 +61,21 @@ class TileGameProfile(Profile):
     def _supplies(self, state: State) -> dict[str, int]:
         return {}
 
+    def next_up(self, state: State) -> tuple[frozenset[Cell], frozenset[Cell]]:
+        """After the turn's meeple: its tile, and the cells the tile may shift onto."""
+        assert isinstance(state, TiledState)
+        if state.moving < 0:
+            return frozenset(), frozenset()
+        tile = block(state.tiles[state.moving])
+        onto = {
+            cell
+            for action in state.legal_actions()
+            if isinstance(action, Shift)
+            for cell in block(action.target)
+            if cell not in tile
+        }
+        return frozenset(map(self.to_board, tile)), frozenset(map(self.to_board, onto))
+
     def plan(self, state: State, action: Action) -> tuple[Step | TileStep, ...]:
         if isinstance(action, Shift | QuarterTurn):
             return (TileStep(self.to_board(action.tile), action.way),)

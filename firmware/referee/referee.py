@@ -617,6 +617,8 @@ class Referee:
         win: tuple[Place, ...] = ()
         if outcome is not None and outcome.cells:
             win = tuple(sorted(profile.to_board(c) for c in outcome.cells))
+        if phase == Phase.PLAY and outcome is None and "targets" not in extra:
+            extra["due"], extra["targets"] = profile.next_up(position)
         return Status(
             phase=phase,
             since=now,

@@ -31,6 +31,7 @@ class Status:
     since: float
     to_move: int | None
     targets: frozenset[Place] = frozenset()
+    due: frozenset[Place] = frozenset()
     last_move: frozenset[Place] = frozenset()
     last_mover: int | None = None
     difference: Difference = field(default_factory=Difference)
@@ -46,7 +47,8 @@ class Status:
         return View(
             players=players,
             to_move=self.to_move,
-            targets=self.targets if self.phase == Phase.IN_HAND else frozenset(),
+            targets=self.targets if self.phase in (Phase.IN_HAND, Phase.PLAY) else frozenset(),
+            due=self.due if self.phase == Phase.PLAY else frozenset(),
             last_move=self.last_move if self.last_mover is not None else frozenset(),
             last_mover=self.last_mover,
             error=frozenset(difference.remove) if self.phase == Phase.ILLEGAL else frozenset(),

@@ -41,7 +41,7 @@ def test_a_frame_has_one_colour_per_led_and_an_empty_view_is_dark(spec):
 def test_the_palette_keeps_seats_apart_and_blinks_above_steady_light():
     assert len(set(P.players)) == len(P.players) == 4
     assert P.error not in P.players and P.obligation not in P.players
-    assert P.target_level < P.last_move_level < P.blink_level
+    assert P.target_level < P.last_move_level < P.due_level < P.blink_level
     assert P.fast_blink_hz > P.slow_blink_hz
 
 
@@ -53,6 +53,16 @@ def test_targets_are_dim_and_steady_in_the_movers_colour():
         leds = at(R1, (0, 0), (4, 7), Slot("B", 3))
         assert {i: frame[i] for i in leds} == dict.fromkeys(leds, expected)
         assert set(frame) == leds | {seat_led(R1, 1)}
+
+
+def test_what_a_turn_must_still_move_glows_steadily_above_where_it_may_go():
+    tile = {(4, 6), (4, 7), (5, 6), (5, 7)}
+    view = View(players=2, to_move=0, due=tile, targets={(3, 6), (3, 7)}, since=2.0)
+    frames = [lit(render(view, R1, now)) for now in (2.0, 2.6, 30.0)]
+    assert frames[0] == frames[1] == frames[2]  # steady: nothing to rewrite while it waits
+    bright, dim = dimmed(P.players[0], P.due_level), dimmed(P.players[0], P.target_level)
+    assert {frames[0][i] for i in at(R1, *tile)} == {bright}
+    assert {frames[0][i] for i in at(R1, (3, 6), (3, 7))} == {dim}
 
 
 def test_the_last_move_glows_softly_in_its_movers_colour():
@@ -200,13 +210,14 @@ def test_a_hole_in_the_lattice_has_no_led_and_is_ignored():
     assert set(lit(render(view, holed, 0.0))) == at(MINI, (0, 0)) | {seat_led(MINI, 0)}
 
 
-def test_precedence_is_error_then_put_right_then_win_then_targets_then_last_move():
+def test_precedence_is_error_then_put_right_then_win_then_due_then_targets_then_last_move():
     assert PRECEDENCE == (
         "error",
         "remove",
         "put_back",
         "obligation",
         "win",
+        "due",
         "targets",
         "last_move",
     )
@@ -217,6 +228,7 @@ def test_precedence_is_error_then_put_right_then_win_then_targets_then_last_move
         ("put_back", {"put_back": {place: 1}}, dimmed(P.players[1], P.blink_level)),
         ("obligation", {"obligation": {place}}, dimmed(P.obligation, P.blink_level)),
         ("win", {"win": (place, (4, 0)), "winner": 0}, dimmed(P.players[0], P.blink_level)),
+        ("due", {"due": {place}, "to_move": 1}, dimmed(P.players[1], P.due_level)),
         ("targets", {"targets": {place}, "to_move": 1}, dimmed(P.players[1], P.target_level)),
         (
             "last_move",
