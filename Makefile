@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NATIVE := firmware/native/.built
 
-.PHONY: setup browser run test bench lint clean
+.PHONY: setup browser run test bench perft-deep lint clean
 
 setup: $(STAMP) $(NATIVE)
 
@@ -44,6 +44,10 @@ bench: setup
 	$(BIN)/magboard bench lines
 	$(BIN)/magboard bench pipeline
 	$(BIN)/magboard bench scan
+
+# Perft too deep for `make test`: Meeple Maneuver's depth 3 (4,129,536), engine against model.
+perft-deep: setup
+	$(BIN)/python -m pytest -m deep
 
 lint: setup
 	$(BIN)/ruff check .
