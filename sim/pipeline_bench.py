@@ -39,7 +39,7 @@ from magboard.firmware import native
 from magboard.firmware.app import wiring
 from magboard.firmware.games import Action, Game, State, get_game
 from magboard.firmware.games.lance import PlaceNeutral
-from magboard.firmware.profiles import Profile, profiled_pairs
+from magboard.firmware.profiles import Profile, profiled_variants
 from magboard.firmware.referee import ILLEGAL, Matcher, Referee
 from magboard.firmware.referee.evidence import in_order, witness
 from magboard.firmware.referee.matcher import Found, forced_passes
@@ -91,10 +91,18 @@ class _Pipeline:
     """One profile's referee and lights, wired as the board wires them (the loop is never
     stepped), reset to a sample's position between timed runs."""
 
-    def __init__(self, game: Game, board: SimBoard, frames: int, rng: random.Random) -> None:
+    def __init__(
+        self,
+        game: Game,
+        options: dict[str, Any],
+        board: SimBoard,
+        frames: int,
+        rng: random.Random,
+    ) -> None:
         self.game = game
+        self.options = options
         self.spec = board.spec
-        table = wiring.wire(board, game)
+        table = wiring.wire(board, game, options)
         self.profile: Profile = table.profile
         self.referee: Referee = table.referee
         self.initial = self.referee.initial
@@ -289,6 +297,7 @@ class _Pipeline:
         size, actions = self.largest
         return {
             "game": self.game.name,
+            "options": self.options,
             "board": self.spec.name,
             "frames": len(self.samples["legal"]),
             "cases": cases,
@@ -333,10 +342,11 @@ def measure(min_time: float = 0.6, frames: int | None = None) -> dict[str, Any]:
     rng = random.Random(SEED)
     boards: dict[str, SimBoard] = {}
     pipelines = []
-    for game_name, board_name in profiled_pairs():
+    for game_name, board_name, options in profiled_variants():
         if board_name not in boards:
             boards[board_name] = _DarkBoard(load_board(board_name))
-        pipelines.append(_Pipeline(get_game(game_name), boards[board_name], frames, rng))
+        game = get_game(game_name)
+        pipelines.append(_Pipeline(game, options, boards[board_name], frames, rng))
     rounds = 0
     while rounds < MIN_ROUNDS or (
         rounds < MAX_ROUNDS and min(p.spent for p in pipelines) < min_time
@@ -366,8 +376,13 @@ def verdicts(result: dict[str, Any]) -> list[tuple[str, bool, float]]:
     for entry in result["profiles"]:
         target = result["stress_target_us"] if entry["stress"] else result["target_us"]
         worst = max(case["p99_us"] for case in entry["cases"].values())
-        found.append((f"{entry['game']} on {entry['board']}", worst < target, worst))
+        found.append((f"{_named(entry)} on {entry['board']}", worst < target, worst))
     return found
+
+
+def _named(entry: dict[str, Any]) -> str:
+    """A profile's game, with the options that make it a profile of its own."""
+    return " ".join((entry["game"], *(f"{k}={v}" for k, v in entry.get("options", {}).items())))
 
 
 def format_report(result: dict[str, Any]) -> str:
@@ -378,7 +393,7 @@ def format_report(result: dict[str, Any]) -> str:
         cases = entry["cases"]
         rows.append(
             (
-                entry["game"],
+                _named(entry),
                 entry["board"],
                 *(f"{cases[case]['p99_us']:,.0f}" for case in CASES),
                 f"{max(c['max_us'] for c in cases.values()):,.0f}",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from magboard.firmware.games import Game
+from magboard.firmware.games import Game, get_game
 from magboard.hardware.spec import BoardSpec
 
 from .base import Profile, ProfileError
@@ -55,6 +55,24 @@ def profiled_pairs() -> list[tuple[str, str]]:
     return sorted(_PROFILES)
 
 
+TURN_OPTIONS = {"meep-tac-toe": "maneuver"}
+"""Per game, the option that changes what a turn is made of: each of its choices is a profile of
+its own to prove unambiguous, soak and benchmark."""
+
+
+def profiled_variants() -> list[tuple[str, str, dict[str, Any]]]:
+    """Every (game, board) profile with each set of options that changes what a turn is made
+    of (`TURN_OPTIONS`), the defaults first."""
+    found = []
+    for game_name, board_name in profiled_pairs():
+        option = TURN_OPTIONS.get(game_name)
+        choices = get_game(game_name).option(option).choices if option else ()
+        found.append((game_name, board_name, {}))
+        default = get_game(game_name).option(option).default if option else None
+        found += [(game_name, board_name, {option: c}) for c in choices if c != default]
+    return found
+
+
 def register_profile(game: str, board: str, make: ProfileMaker) -> None:
     """Adds a game's model on a board (a game outside the registry, such as a test's, too)."""
     _PROFILES[(game, board)] = make
@@ -75,5 +93,6 @@ __all__ = [
     "TileStep",
     "profile_for",
     "profiled_pairs",
+    "profiled_variants",
     "register_profile",
 ]

@@ -10,19 +10,14 @@ import pytest
 
 from magboard.firmware.games import PASS, State, get_game
 from magboard.firmware.games.perft import settled
-from magboard.firmware.profiles import Profile, profile_for, profiled_pairs
+from magboard.firmware.profiles import Profile, profile_for, profiled_pairs, profiled_variants
 from magboard.firmware.referee import Matcher
 from magboard.firmware.referee.evidence import best_explained
 from magboard.hardware.spec import load_board
 
 PAIRS = profiled_pairs()
-VARIANTS = {"meep-tac-toe": [{"maneuver": m} for m in ("none", "rotate", "advanced")]}
-"""Options that change what a turn is made of, each a profile of its own to prove."""
-CASES = [(game, board, options) for game, board in PAIRS for options in VARIANTS.get(game, [{}])]
-CASE_IDS = [
-    "@".join((game, board, *(f"{k}={v}" for k, v in options.items())))
-    for game, board, options in CASES
-]
+CASES = profiled_variants()
+CASE_IDS = ["@".join((g, b, *(f"{k}={v}" for k, v in o.items()))) for g, b, o in CASES]
 TURNS_PER_PROFILE = 400
 WALKS_PER_TURN = 12
 
