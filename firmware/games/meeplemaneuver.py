@@ -43,6 +43,15 @@ def kind_of(piece: int) -> int:
     return (piece - 1) % 2
 
 
+def _indices(board: bytes, piece: int) -> list[int]:
+    """Where `piece` stands on `board`, by index."""
+    found, at = [], board.find(piece)
+    while at >= 0:
+        found.append(at)
+        at = board.find(piece, at + 1)
+    return found
+
+
 def supply_name(seat: int, kind: int) -> str:
     """Where a seat's meeples of a type wait off the board: "A-kitten"."""
     return f"{SEATS[seat]}-{TYPES[kind]}"
@@ -84,6 +93,8 @@ def parse_action(text: str) -> Action:
 
 @dataclass(frozen=True)
 class MeepleState(TiledState):
+    __hash__ = TiledState.__hash__
+
     supplies: tuple[tuple[int, int], tuple[int, int]] = ((EACH, EACH), (EACH, EACH))
     """Per seat, kittens and puppies still off the board."""
     piles: tuple[int, int] = (0, 0)
@@ -114,6 +125,15 @@ class MeepleState(TiledState):
             for cell in empty
         )
 
+    def _pending(self) -> bool:
+        return bool(self.pending)
+
+    def _piece_actions_within(self, cells: frozenset[Cell]) -> tuple[Action, ...]:
+        board, index, area = self.board, self.lattice.index, self.area
+        kinds = [kind for kind in (0, 1) if self.supplies[self.to_move][kind]]
+        empty = sorted(c for c in cells if c in area and not board[index(c)])
+        return tuple(Place(kind, cell) for kind in kinds for cell in empty)
+
     def _has_turn(self) -> bool:
         """A meeple to place and an empty cell to place it on (pieces stand only on tiles)."""
         filled = len(self.board) - self.board.count(0)
@@ -137,19 +157,25 @@ class MeepleState(TiledState):
 
     def captured(self) -> frozenset[Cell]:
         """The meeples the player who just moved sandwiches: along a row or a column, both
-        neighbours theirs and of the type opposite to the meeple's."""
+        neighbours theirs and of the type opposite to the meeple's. Found from the mover's
+        pairs of one type two cells apart (at most three of a type: a few pairs to look at)."""
         mover, board, width = self.capturer, self.board, self.width
-        height = self.height
         found = set()
-        for i, piece in enumerate(board):
-            if not piece or (piece - 1) // 2 == mover:
-                continue
-            taker = code(mover, 1 - kind_of(piece))
-            x, y = i % width, i // width
-            if (0 < x < width - 1 and board[i - 1] == taker == board[i + 1]) or (
-                0 < y < height - 1 and board[i - width] == taker == board[i + width]
-            ):
-                found.add((x, y))
+        for kind in (0, 1):
+            taker = code(mover, kind)
+            spots = [i for i in _indices(board, taker)]
+            for n, i in enumerate(spots):
+                for j in spots[n + 1 :]:
+                    gap = j - i
+                    if gap == 2 and i % width < width - 2:
+                        middle = i + 1
+                    elif gap == 2 * width:
+                        middle = i + width
+                    else:
+                        continue
+                    piece = board[middle]
+                    if piece and colour_of(piece) != mover and kind_of(piece) != kind:
+                        found.add((middle % width, middle // width))
         return frozenset(found)
 
     def _judged(self) -> TiledState:

@@ -68,6 +68,8 @@ def _shape(width: int, height: int) -> native.LineShape:
 class MeepState(TiledState):
     """Board codes: 1 a meeple of A, 2 of B (the line detector's labels)."""
 
+    __hash__ = TiledState.__hash__
+
     maneuver: str = "none"
 
     def _may_shift(self) -> bool:
@@ -88,6 +90,29 @@ class MeepState(TiledState):
                 target = (cell[0] + dx, cell[1] + dy)
                 if target in area and not board[index(target)]:
                     moves.append(Move(cell, target))
+        return tuple(moves)
+
+    def _has_turn(self) -> bool:
+        """Some meeple of the mover's has an empty cell of a tile beside it: asked at every
+        turn's end, so it stops at the first."""
+        own, board, area = self.to_move + 1, self.board, self.area
+        width = self.width
+        for (x, y), i in self.lattice.cells_in_order(self.tiles):
+            if board[i] == own:
+                for dx, dy in ORTHOGONAL:
+                    if (x + dx, y + dy) in area and not board[i + dy * width + dx]:
+                        return True
+        return False
+
+    def _piece_actions_within(self, cells: frozenset[Cell]) -> tuple[Action, ...]:
+        own, board, area, index = self.to_move + 1, self.board, self.area, self.lattice.index
+        moves: list[Action] = []
+        for cell in sorted(cells & area):
+            if board[index(cell)] == own:
+                for dx, dy in ORTHOGONAL:
+                    target = (cell[0] + dx, cell[1] + dy)
+                    if target in cells and target in area and not board[index(target)]:
+                        moves.append(Move(cell, target))
         return tuple(moves)
 
     def _play(self, action: Action) -> State:

@@ -154,20 +154,23 @@ class Lattice:
 
     def carried(self, board: bytes, origin: Cell, action: TileAction) -> bytes:
         """`board` with the pieces on the tile at `origin` carried by `action`."""
-        cells = block(origin)
+        width = self.width
+        ll = origin[1] * width + origin[0]
+        cells = (ll, ll + width, ll + width + 1, ll + 1)  # the order of `block`
         if isinstance(action, Shift):
             dx, dy = WAYS[action.way]
-            targets = tuple((c + dx, r + dy) for c, r in cells)
+            step = dy * width + dx
+            targets: tuple[int, ...] = tuple(i + step for i in cells)
         elif action.clockwise:
             targets = cells[1:] + cells[:1]
         else:
             targets = cells[-1:] + cells[:-1]
         moved = bytearray(board)
-        pieces = [board[self.index(c)] for c in cells]
-        for c in cells:
-            moved[self.index(c)] = 0
-        for c, piece in zip(targets, pieces, strict=True):
-            moved[self.index(c)] = piece
+        pieces = [board[i] for i in cells]
+        for i in cells:
+            moved[i] = 0
+        for i, piece in zip(targets, pieces, strict=True):
+            moved[i] = piece
         return bytes(moved)
 
     def neighbours(self, cell: Cell) -> list[Cell]:
@@ -279,6 +282,16 @@ class TiledState(State):
         values.update(changes)
         return after
 
+    def __hash__(self) -> int:
+        """The fields' hash, worked out once: the referee's search looks each position up in
+        its render cache and its set of expanded positions. Each game's state class names this
+        as its own, or its dataclass would make a fresh one."""
+        known = self.__dict__.get("_hash")
+        if known is None:
+            mine = self.__dict__
+            known = mine["_hash"] = hash(tuple(mine[name] for name in _fields_of(type(self))))
+        return known
+
     @property
     def extent(self) -> tuple[int, int]:
         return self.width, self.height
@@ -293,6 +306,10 @@ class TiledState(State):
     def outcome(self) -> Outcome | None:
         return self.result
 
+    @property
+    def must_pass(self) -> bool:
+        return False  # a game with no turn to make is lost, never passed
+
     def _may_shift(self) -> bool:
         return self.shifts
 
@@ -303,6 +320,23 @@ class TiledState(State):
 
     def _tile_actions(self) -> list[TileAction]:
         return self.lattice.tile_actions(self.tiles, self.moving, self._may_shift(), self.last)
+
+    def actions_within(self, cells: frozenset[Cell]) -> tuple[Action, ...]:
+        """The referee's candidates without listing every action: the piece actions on
+        `cells`, or the tile's actions whose cells changed (a quarter turn always, as the
+        cells it changes depend on what stands on the tile)."""
+        if self.result is not None or self._pending():
+            return ()
+        if self.moving < 0:
+            return self._piece_actions_within(cells)
+        return tuple(a for a in self._tile_actions() if a.touches <= cells)
+
+    def _pending(self) -> bool:
+        """Obligations hold the turn (Meeple Maneuver's captures)."""
+        return False
+
+    def _piece_actions_within(self, cells: frozenset[Cell]) -> tuple[Action, ...]:
+        return tuple(a for a in self.legal_actions() if a.touches <= cells)
 
     @property
     def position(self) -> Position:
@@ -335,19 +369,20 @@ class TiledState(State):
         return after._evolve(moving=moving, left=actions, last="")
 
     def _play_tile(self, action: TileAction) -> TiledState:
-        after = self._evolve(
-            board=self.lattice.carried(self.board, self.tiles[self.moving], action),
-            tiles=moved_tiles(self.tiles, self.moving, action),
-            quarters=turned(self.quarters, self.moving, action),
-            left=self.left - 1,
-            last=action.way,
-        )
-        return after._turn_over() if not after.left else after
+        moved = {
+            "board": self.lattice.carried(self.board, self.tiles[self.moving], action),
+            "tiles": moved_tiles(self.tiles, self.moving, action),
+            "quarters": turned(self.quarters, self.moving, action),
+        }
+        if self.left > 1:
+            return self._evolve(**moved, left=self.left - 1, last=action.way)
+        return self._turn_over(**moved)
 
-    def _turn_over(self) -> TiledState:
-        """The mover's turn is done: the other player's begins, and the game judges it."""
+    def _turn_over(self, **changes: Any) -> TiledState:
+        """The mover's turn is done (with `changes`): the other player's begins, and the game
+        judges it."""
         return self._evolve(
-            to_move=1 - self.to_move, turn=self.turn + 1, moving=-1, left=0, last=""
+            **changes, to_move=1 - self.to_move, turn=self.turn + 1, moving=-1, left=0, last=""
         )._judged()
 
     def _judged(self) -> TiledState:
@@ -365,16 +400,13 @@ class TiledState(State):
             once, twice = once - {reached}, twice | {reached}
         else:
             once = once | {reached}
-        after = self._evolve(seen_once=once, seen_twice=twice)
-        if after.turn >= after.max_turns:
-            return after._evolve(result=Outcome((), f"draw: {after.max_turns} turns played"))
-        if not after._has_turn():
-            mover = 1 - after.to_move
-            blocked = after.game.seats[after.to_move]
-            return after._evolve(
-                result=Outcome((mover,), f"{blocked} cannot make a turn and loses")
-            )
-        return after
+        result = None
+        if self.turn >= self.max_turns:
+            result = Outcome((), f"draw: {self.max_turns} turns played")
+        elif not self._has_turn():
+            blocked = self.game.seats[self.to_move]
+            result = Outcome((1 - self.to_move,), f"{blocked} cannot make a turn and loses")
+        return self._evolve(seen_once=once, seen_twice=twice, result=result)
 
     def why_illegal(self, action: Action) -> str:
         if isinstance(action, Shift | QuarterTurn):

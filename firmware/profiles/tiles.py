@@ -11,7 +11,7 @@ the trays: kittens in slots 1-3 of the seat's tray, puppies in 4-6, the captured
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import cached_property
 from typing import Any
 
@@ -61,6 +61,126 @@ class TileGameProfile(Profile):
     def _supplies(self, state: State) -> dict[str, int]:
         return {}
 
+    def draw(self, state: State) -> int:
+        """From tables of each cell's piece bits and each tile's bits by where it lies and
+        which way round: the referee draws every position its search weighs."""
+        assert isinstance(state, TiledState)
+        pieces, tiles = self._piece_bits, self._tile_bits
+        frame = 0
+        for i, piece in enumerate(state.board):
+            if piece:
+                frame |= pieces[i][piece]
+        for placed in zip(state.tiles, state.quarters, strict=True):
+            bits = tiles.get(placed)
+            if bits is None:
+                bits = tiles[placed] = self._tile_frame(*placed)
+            frame |= bits
+        return frame | self._supply_bits(state)
+
+    def _supply_bits(self, state: State) -> int:
+        return 0
+
+    @cached_property
+    def _piece_bits(self) -> list[list[int]]:
+        """Per lattice index, the frame bits of each piece code standing there."""
+        assert self.extent is not None
+        width, height = self.extent
+        found = []
+        for i in range(width * height):
+            cell = self.to_board((i % width, i // width))
+            bits = [0] * (1 + len(self.piece_kinds))
+            for code, kind in self.piece_kinds.items():
+                bits[code] = self.frame_of(Layout({cell: (kind,)}, {}))
+            found.append(bits)
+        return found
+
+    @cached_property
+    def _tile_bits(self) -> dict[tuple[Cell, int], int]:
+        """Frame bits of a tile by its lower-left game cell and quarter turns, as met."""
+        return {}
+
+    def _tile_frame(self, origin: Cell, quarter: int) -> int:
+        spot = TileSpot(self.to_board(origin), self.to_board(block(origin)[quarter]))
+        return self.frame_of(Layout({}, {}, (spot,)))
+
+    def may_become_any(self, state: State, frames: Iterable[int]) -> bool:
+        """Once the turn's meeple is down, only its tile moves, by the actions left: outside
+        the cells it can reach the board stays as it is, the tile's magnets must lie where
+        those actions can take it, and no piece comes or goes."""
+        assert isinstance(state, TiledState)
+        if state.moving < 0:
+            return True
+        origin = state.tiles[state.moving]
+        keep, tile_bits, here, footprints = self._reach(origin, state.left)
+        drawn = self.render(state)
+        mine, others, counts = drawn & keep, drawn & tile_bits & ~here, self._counts(drawn)
+        for frame in frames:
+            if (
+                frame & keep == mine
+                and frame & tile_bits & ~others in footprints
+                and self._counts(frame) == counts
+            ):
+                return True
+        return False
+
+    def _counts(self, frame: int) -> tuple[int, ...]:
+        """How many cells show each channel: tile actions move pieces, never add or take one."""
+        return tuple((frame & mask).bit_count() for mask in self._channel_masks)
+
+    @cached_property
+    def _channel_masks(self) -> tuple[int, ...]:
+        """Per channel, its bits under the game's area."""
+        bit = self.spec.sensor_bit
+        return tuple(
+            sum(1 << bit[(cell, channel.name)] for cell in self.area)
+            for channel in self.spec.channels
+        )
+
+    def _reach(self, origin: Cell, left: int) -> tuple[int, int, int, frozenset[int]]:
+        """For a tile at `origin` with `left` actions to go: the bits the game reads outside
+        the cells it may reach (its block widened by a cell a shift); the tile channel's bits
+        in that reach; those of its block now; and those of each block it may end on."""
+        known = self._reaches.get((origin, left))
+        if known is None:
+            x, y = origin
+            reach = 0
+            for col in range(x - left, x + 2 + left):
+                for row in range(y - left, y + 2 + left):
+                    reach |= self.sensors.spot_mask(self.to_board((col, row)))
+            assert self.tile is not None
+            tile_mask = self._channel_mask(self.tile.signature) & reach
+            ends = frozenset(
+                self._block_bits((x + dx, y + dy)) & tile_mask
+                for dx in range(-left, left + 1)
+                for dy in range(-left, left + 1)
+                if abs(dx) + abs(dy) <= left
+            )
+            known = (self.sensors.needed & ~reach, tile_mask, self._block_bits(origin), ends)
+            self._reaches[(origin, left)] = known
+        return known
+
+    @cached_property
+    def _reaches(self) -> dict[tuple[Cell, int], tuple[int, int, int, frozenset[int]]]:
+        return {}
+
+    def _channel_mask(self, channels: frozenset[str]) -> int:
+        names = [c.name for c in self.spec.channels]
+        mask = 0
+        for name in channels:
+            mask |= self._channel_masks[names.index(name)]
+        return mask
+
+    def _block_bits(self, origin: Cell) -> int:
+        """The tile channel's bits under a block at game cell `origin` (none off the board)."""
+        assert self.tile is not None
+        bit, found = self.spec.sensor_bit, 0
+        for cell in block(origin):
+            for channel in self.tile.signature:
+                index = bit.get((self.to_board(cell), channel))
+                if index is not None:
+                    found |= 1 << index
+        return found
+
     def next_up(self, state: State) -> tuple[frozenset[Cell], frozenset[Cell]]:
         """After the turn's meeple: its tile, and the cells the tile may shift onto."""
         assert isinstance(state, TiledState)
@@ -104,6 +224,19 @@ class MeepleProfile(TileGameProfile):
                 found[supply_name(seat, kind)] = state.supplies[seat][kind]
             found[pile_name(seat)] = state.piles[seat]
         return found
+
+    def _supply_bits(self, state: State) -> int:
+        """The trays' bits for the supplies and piles, drawn once for each way they are met."""
+        assert isinstance(state, MeepleState)
+        held = (state.supplies, state.piles)
+        bits = self._tray_frames.get(held)
+        if bits is None:
+            bits = self._tray_frames[held] = self.frame_of(Layout({}, self._supplies(state)))
+        return bits
+
+    @cached_property
+    def _tray_frames(self) -> dict[tuple, int]:
+        return {}
 
     def placement(self, state: State, kind: PieceKind, cell: Cell) -> Action | None:
         game_cell = self.to_game(cell)
