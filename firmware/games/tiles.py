@@ -276,9 +276,9 @@ class TiledState(State):
         perft and the referee's search make millions of states."""
         after = object.__new__(type(self))
         values = after.__dict__
-        mine = self.__dict__
-        for name in _fields_of(type(self)):
-            values[name] = mine[name]
+        values.update(self.__dict__)
+        for worked_out in _WORKED_OUT:  # what belongs to this state alone, not its fields
+            values.pop(worked_out, None)
         values.update(changes)
         return after
 
@@ -391,22 +391,27 @@ class TiledState(State):
 
     def _settled(self) -> TiledState:
         """The board as the next player will find it: repetition and the turn limit judged,
-        and a player with no turn to make losing."""
+        and a player with no turn to make losing. Only ever called on a state its turn's end
+        has just made, which no one holds yet: it is finished in place, as the referee's
+        search ends thousands of turns for one frame."""
         once, twice = self.seen_once, self.seen_twice
         reached = self.position
-        if reached in twice:
-            return self._evolve(result=Outcome((), "draw: the position came up a third time"))
-        if reached in once:
-            once, twice = once - {reached}, twice | {reached}
-        else:
-            once = once | {reached}
         result = None
-        if self.turn >= self.max_turns:
-            result = Outcome((), f"draw: {self.max_turns} turns played")
-        elif not self._has_turn():
-            blocked = self.game.seats[self.to_move]
-            result = Outcome((1 - self.to_move,), f"{blocked} cannot make a turn and loses")
-        return self._evolve(seen_once=once, seen_twice=twice, result=result)
+        if reached in twice:
+            result = Outcome((), "draw: the position came up a third time")
+        else:
+            if reached in once:
+                once, twice = once - {reached}, twice | {reached}
+            else:
+                once = once | {reached}
+            if self.turn >= self.max_turns:
+                result = Outcome((), f"draw: {self.max_turns} turns played")
+            elif not self._has_turn():
+                blocked = self.game.seats[self.to_move]
+                result = Outcome((1 - self.to_move,), f"{blocked} cannot make a turn and loses")
+        assert "_hash" not in self.__dict__
+        self.__dict__.update(seen_once=once, seen_twice=twice, result=result)
+        return self
 
     def why_illegal(self, action: Action) -> str:
         if isinstance(action, Shift | QuarterTurn):
@@ -449,6 +454,11 @@ class TiledState(State):
         if self.moving >= 0:
             text += f"\ntile at {cell_name(self.tiles[self.moving])}: {self.left} action(s) to go"
         return text
+
+
+_WORKED_OUT = ("_hash", "_legal_cache")
+"""What a state keeps of its own in its `__dict__` besides its fields: its hash and its legal
+actions, never to be copied to a changed state."""
 
 
 @cache
