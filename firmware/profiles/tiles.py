@@ -104,82 +104,63 @@ class TileGameProfile(Profile):
         return self.frame_of(Layout({}, {}, (spot,)))
 
     def may_become_any(self, state: State, frames: Iterable[int]) -> bool:
-        """Once the turn's meeple is down, only its tile moves, by the actions left: outside
-        the cells it can reach the board stays as it is, the tile's magnets must lie where
-        those actions can take it, and no piece comes or goes."""
+        """Once the turn's meeple is down, only its tile moves, carrying what stands on it:
+        a frame the rest of the turn may show is this position with that tile, rigidly, at
+        most the actions left away, and nothing else changed. Exact but for the rules' finer
+        points (touching, the undo), so the search expands only the ways the hands went."""
         assert isinstance(state, TiledState)
         if state.moving < 0:
             return True
-        origin = state.tiles[state.moving]
-        keep, tile_bits, here, footprints = self._reach(origin, state.left)
-        drawn = self.render(state)
-        mine, others, counts = drawn & keep, drawn & tile_bits & ~here, self._counts(drawn)
+        drawn, needed = self.render(state), self.sensors.needed
+        origin, quarter = state.tiles[state.moving], state.quarters[state.moving]
+        old = self._block_mask(origin)
+        pieces = [state.board[i] for i in _indices(origin, state.width)]
+        moves = _MOVES[state.left] if state._may_shift() else _TURNS[state.left]
         for frame in frames:
-            if (
-                frame & keep == mine
-                and frame & tile_bits & ~others in footprints
-                and self._counts(frame) == counts
-            ):
-                return True
+            for (dx, dy), turns in moves:
+                target = (origin[0] + dx, origin[1] + dy)
+                new = self._block_mask(target)
+                if not new or (frame ^ drawn) & needed & ~(old | new) or frame & old & ~new:
+                    continue
+                shown = frame & new
+                for turn in turns:
+                    if shown == self._carried(
+                        target, state.width, pieces, (quarter + turn) % 4, turn
+                    ):
+                        return True
         return False
 
-    def _counts(self, frame: int) -> tuple[int, ...]:
-        """How many cells show each channel: tile actions move pieces, never add or take one."""
-        return tuple((frame & mask).bit_count() for mask in self._channel_masks)
+    def _carried(self, target: Cell, width: int, pieces: list[int], quarter: int, turn: int) -> int:
+        """The bits of a tile at `target`, a `quarter` round, holding `pieces` (as they stood
+        on its cells in `block` order) turned `turn` quarters clockwise."""
+        bits = self._tile_bits.get((target, quarter))
+        if bits is None:
+            bits = self._tile_bits[(target, quarter)] = self._tile_frame(target, quarter)
+        table = self._piece_bits
+        cells = _indices(target, width)
+        for k, piece in enumerate(pieces):
+            if piece:
+                bits |= table[cells[(k + turn) % 4]][piece]
+        return bits
 
-    @cached_property
-    def _channel_masks(self) -> tuple[int, ...]:
-        """Per channel, its bits under the game's area."""
-        bit = self.spec.sensor_bit
-        return tuple(
-            sum(1 << bit[(cell, channel.name)] for cell in self.area)
-            for channel in self.spec.channels
-        )
-
-    def _reach(self, origin: Cell, left: int) -> tuple[int, int, int, frozenset[int]]:
-        """For a tile at `origin` with `left` actions to go: the bits the game reads outside
-        the cells it may reach (its block widened by a cell a shift); the tile channel's bits
-        in that reach; those of its block now; and those of each block it may end on."""
-        known = self._reaches.get((origin, left))
+    def _block_mask(self, origin: Cell) -> int:
+        """Every bit the game reads under the block at game cell `origin`; 0 for a block that
+        leaves the game's area."""
+        known = self._block_masks.get(origin)
         if known is None:
+            assert self.extent is not None
+            width, height = self.extent
             x, y = origin
-            reach = 0
-            for col in range(x - left, x + 2 + left):
-                for row in range(y - left, y + 2 + left):
-                    reach |= self.sensors.spot_mask(self.to_board((col, row)))
-            assert self.tile is not None
-            tile_mask = self._channel_mask(self.tile.signature) & reach
-            ends = frozenset(
-                self._block_bits((x + dx, y + dy)) & tile_mask
-                for dx in range(-left, left + 1)
-                for dy in range(-left, left + 1)
-                if abs(dx) + abs(dy) <= left
-            )
-            known = (self.sensors.needed & ~reach, tile_mask, self._block_bits(origin), ends)
-            self._reaches[(origin, left)] = known
+            known = 0
+            if 0 <= x <= width - 2 and 0 <= y <= height - 2:
+                for cell in block(origin):
+                    known |= self.sensors.spot_mask(self.to_board(cell))
+            self._block_masks[origin] = known
         return known
 
     @cached_property
-    def _reaches(self) -> dict[tuple[Cell, int], tuple[int, int, int, frozenset[int]]]:
+    def _block_masks(self) -> dict[Cell, int]:
         return {}
-
-    def _channel_mask(self, channels: frozenset[str]) -> int:
-        names = [c.name for c in self.spec.channels]
-        mask = 0
-        for name in channels:
-            mask |= self._channel_masks[names.index(name)]
-        return mask
-
-    def _block_bits(self, origin: Cell) -> int:
-        """The tile channel's bits under a block at game cell `origin` (none off the board)."""
-        assert self.tile is not None
-        bit, found = self.spec.sensor_bit, 0
-        for cell in block(origin):
-            for channel in self.tile.signature:
-                index = bit.get((self.to_board(cell), channel))
-                if index is not None:
-                    found |= 1 << index
-        return found
 
     def next_up(self, state: State) -> tuple[frozenset[Cell], frozenset[Cell]]:
         """After the turn's meeple: its tile, and the cells the tile may shift onto."""
@@ -243,6 +224,31 @@ class MeepleProfile(TileGameProfile):
         if game_cell is None or kind.owner is None:
             return None
         return Place(POLES.index(next(iter(kind.signature))), game_cell)
+
+
+def _indices(origin: Cell, width: int) -> tuple[int, int, int, int]:
+    """The board indices of a block's cells, in `block` order."""
+    ll = origin[1] * width + origin[0]
+    return ll, ll + width, ll + width + 1, ll + 1
+
+
+def _ways(left: int, shifts: bool) -> tuple[tuple[Cell, tuple[int, ...]], ...]:
+    """Where a tile may end up with at most `left` actions: each shift of its origin, with the
+    clockwise quarter turns it may have taken on the way (three is one counter-clockwise)."""
+    found: dict[Cell, set[int]] = {}
+    for dx in range(-left, left + 1):
+        for dy in range(-left, left + 1):
+            steps = abs(dx) + abs(dy)
+            if steps and not shifts:
+                continue
+            for turn, cost in ((0, 0), (1, 1), (3, 1), (2, 2)):
+                if steps + cost <= left:
+                    found.setdefault((dx, dy), set()).add(turn)
+    return tuple((shift, tuple(sorted(turns))) for shift, turns in found.items())
+
+
+_MOVES = {left: _ways(left, True) for left in range(3)}
+_TURNS = {left: _ways(left, False) for left in range(3)}
 
 
 def _origin(spec: BoardSpec, extent: tuple[int, int]) -> Cell:
