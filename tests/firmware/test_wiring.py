@@ -18,7 +18,7 @@ from magboard.firmware.app import wiring
 from magboard.firmware.app.loop import BoardLoop
 from magboard.firmware.games import get_game
 from magboard.firmware.journal import Journal
-from magboard.firmware.profiles import profiled_pairs
+from magboard.firmware.profiles import profiled_variants
 from magboard.hardware.spec import load_board
 from magboard.host import cli
 from magboard.sim import pipeline_bench, scan_bench
@@ -126,7 +126,12 @@ def test_the_simulated_session_is_wired_there(wired):
 
 def test_the_pipeline_bench_is_wired_there(wired):
     pipeline_bench.measure(min_time=0.0001, frames=2)
-    assert [(t.referee.game.name, t.board.spec.name) for t in wired] == profiled_pairs()
+    wired_games = [(t.referee.game.name, t.board.spec.name, t.referee.options) for t in wired]
+    expected = [
+        (game, board, get_game(game).resolve_options(options))
+        for game, board, options in profiled_variants()
+    ]
+    assert wired_games == expected
 
 
 def test_the_scan_bench_is_wired_there(wired):
