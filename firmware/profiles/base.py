@@ -216,6 +216,12 @@ class Profile(ABC):
                 placed.add(name)
         return Movement(frozenset(lifted), frozenset(placed))
 
+    def tried(self, state: State) -> tuple[Action, ...]:
+        """Actions the rules forbid here that a hand may still make and the board can draw,
+        so a refusal can say why (`explain.forbidden`). Most games need none: their refused
+        moves are explained from what the board shows."""
+        return ()
+
     def next_up(self, state: State) -> tuple[frozenset[Place], frozenset[Place]]:
         """What the turn in progress must move next, and where it may go, for the lights
         between the actions of a turn. Most games have nothing to show there: a lifted piece

@@ -37,6 +37,9 @@ class Supply:
     """Usually one; several where one piece goes down in more than one way (a token either
     way up) or a box holds several kinds."""
     slots: tuple[Slot, ...] = ()
+    keeper: int | None = None
+    """The seat that keeps this supply, where its pieces belong to no one (a pile of captured
+    neutral meeples): its colour shows where they go."""
 
     @property
     def sensed(self) -> bool:
@@ -44,7 +47,9 @@ class Supply:
 
     @property
     def owner(self) -> int | None:
-        """The seat whose pieces these are, if they all belong to one."""
+        """The seat whose pieces these are, if they all belong to one, or that keeps them."""
+        if self.keeper is not None:
+            return self.keeper
         owners = {kind.owner for kind in self.kinds}
         return owners.pop() if len(owners) == 1 else None
 

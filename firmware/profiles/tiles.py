@@ -11,13 +11,14 @@ the trays: kittens in slots 1-3 of the seat's tray, puppies in 4-6, the captured
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cached_property
 from typing import Any
 
 from magboard.firmware.games import CARRY_OUT, Action, Cell, State, get_game
 from magboard.firmware.games.meeplemaneuver import (
     SEATS,
+    TILE_ACTIONS,
     TYPES,
     MeepleState,
     Place,
@@ -25,12 +26,19 @@ from magboard.firmware.games.meeplemaneuver import (
     pile_name,
     supply_name,
 )
-from magboard.firmware.games.meeptactoe import Move
-from magboard.firmware.games.tiles import QuarterTurn, Shift, TiledState, block, parse_area
+from magboard.firmware.games.meeptactoe import MANEUVERS, MeepState, Move
+from magboard.firmware.games.tiles import (
+    WAYS,
+    QuarterTurn,
+    Shift,
+    TiledState,
+    block,
+    parse_area,
+)
 from magboard.hardware.spec import BoardSpec
 
 from .base import Profile
-from .parts import Layout, PieceKind, Step, Supply, TileKind, TileSpot, TileStep
+from .parts import Layout, PieceKind, Spot, Step, Supply, TileKind, TileSpot, TileStep
 
 TILE = TileKind(frozenset({"o"}), frozenset({"i"}))
 POLES = ("n", "s")
@@ -111,24 +119,58 @@ class TileGameProfile(Profile):
         assert isinstance(state, TiledState)
         if state.moving < 0:
             return True
-        drawn, needed = self.render(state), self.sensors.needed
-        origin, quarter = state.tiles[state.moving], state.quarters[state.moving]
+        drawn = self.render(state)
+        return any(
+            self._moved_shows(state, state.moving, state.board, drawn, state.left, frame)
+            for frame in frames
+        )
+
+    def _moved_shows(
+        self, state: TiledState, moving: int, board: bytes, drawn: int, left: int, frame: int
+    ) -> bool:
+        """Whether `frame` is `drawn` (the frame of `board` on `state`'s tiles) with tile number
+        `moving` carried rigidly, with what stands on it, by at most `left` actions."""
+        needed = self.sensors.needed
+        origin, quarter = state.tiles[moving], state.quarters[moving]
         old = self._block_mask(origin)
-        pieces = [state.board[i] for i in _indices(origin, state.width)]
-        moves = _MOVES[state.left] if state._may_shift() else _TURNS[state.left]
-        for frame in frames:
-            for (dx, dy), turns in moves:
-                target = (origin[0] + dx, origin[1] + dy)
-                new = self._block_mask(target)
-                if not new or (frame ^ drawn) & needed & ~(old | new) or frame & old & ~new:
-                    continue
-                shown = frame & new
-                for turn in turns:
-                    if shown == self._carried(
-                        target, state.width, pieces, (quarter + turn) % 4, turn
-                    ):
-                        return True
+        pieces = [board[i] for i in _indices(origin, state.width)]
+        for (dx, dy), turns in _MOVES[left] if state._may_shift() else _TURNS[left]:
+            target = (origin[0] + dx, origin[1] + dy)
+            new = self._block_mask(target)
+            if not new or (frame ^ drawn) & needed & ~(old | new) or frame & old & ~new:
+                continue
+            shown = frame & new
+            for turn in turns:
+                quarters = (quarter + turn) % 4
+                if shown == self._carried(target, state.width, pieces, quarters, turn):
+                    return True
         return False
+
+    def lifted_from(self, observed: int, state: State) -> frozenset[Spot] | None:
+        """Pieces taken away, as for every game; or, at a turn's start, the turn's meeple in
+        the hand while its tile is already being shifted or turned (a hand free to do it in
+        either order), which is no mistake until the meeple comes down."""
+        found = super().lifted_from(observed, state)
+        if found is not None or not isinstance(state, TiledState) or state.moving >= 0:
+            return found
+        left = self._tile_actions_of(state)
+        if not left:
+            return None
+        drawn = self.render(state)
+        for spot, board, without in self._held(state, drawn):
+            for moving in range(len(state.tiles)):
+                if self._moved_shows(state, moving, board, without, left, observed):
+                    return frozenset((spot,))
+        return None
+
+    def _tile_actions_of(self, state: TiledState) -> int:
+        """The tile actions a turn makes after its meeple."""
+        return 0
+
+    def _held(self, state: TiledState, drawn: int) -> Iterator[tuple[Spot, bytes, int]]:
+        """Where the mover's meeple may have been taken from, with the board and the frame
+        without it."""
+        return iter(())
 
     def _carried(self, target: Cell, width: int, pieces: list[int], quarter: int, turn: int) -> int:
         """The bits of a tile at `target`, a `quarter` round, holding `pieces` (as they stood
@@ -177,6 +219,26 @@ class TileGameProfile(Profile):
         }
         return frozenset(map(self.to_board, tile)), frozenset(map(self.to_board, onto))
 
+    def tried(self, state: State) -> tuple[Action, ...]:
+        """The turn's tile shifted or turned as the rules forbid, where a hand can: undoing the
+        first tile action, parting the tiles, shifting where only turns are allowed. (A tile
+        cannot be pushed over another, and one pushed out of the area shows on cells the game
+        does not read.)"""
+        assert isinstance(state, TiledState)
+        if state.moving < 0:
+            return ()
+        origin = state.tiles[state.moving]
+        tiles = state.tiles[: state.moving] + state.tiles[state.moving + 1 :]
+        width, height = state.extent
+        found: list[Action] = [QuarterTurn(origin, clockwise) for clockwise in (True, False)]
+        for way in WAYS:
+            shift = Shift(origin, way)
+            x, y = shift.target
+            inside = 0 <= x <= width - 2 and 0 <= y <= height - 2
+            if inside and all(abs(ox - x) >= 2 or abs(oy - y) >= 2 for ox, oy in tiles):
+                found.append(shift)
+        return tuple(a for a in found if not state.is_legal(a))
+
     def plan(self, state: State, action: Action) -> tuple[Step | TileStep, ...]:
         if isinstance(action, Shift | QuarterTurn):
             return (TileStep(self.to_board(action.tile), action.way),)
@@ -196,7 +258,34 @@ class TileGameProfile(Profile):
         return ()
 
 
+class MeepProfile(TileGameProfile):
+    def _tile_actions_of(self, state: TiledState) -> int:
+        assert isinstance(state, MeepState)
+        return MANEUVERS[state.maneuver]
+
+    def _held(self, state: TiledState, drawn: int) -> Iterator[tuple[Spot, bytes, int]]:
+        """One of the mover's meeples, from its cell."""
+        own, board = state.to_move + 1, state.board
+        for cell, i in state.lattice.cells_in_order(state.tiles):
+            if board[i] == own:
+                without = board[:i] + b"\0" + board[i + 1 :]
+                yield self.to_board(cell), without, drawn & ~self._piece_bits[i][own]
+
+
 class MeepleProfile(TileGameProfile):
+    def _tile_actions_of(self, state: TiledState) -> int:
+        return TILE_ACTIONS
+
+    def _held(self, state: TiledState, drawn: int) -> Iterator[tuple[Spot, bytes, int]]:
+        """A meeple from one of the mover's supplies, one slot emptier."""
+        assert isinstance(state, MeepleState)
+        for kind in (0, 1):
+            count = state.supplies[state.to_move][kind]
+            if count:
+                name = supply_name(state.to_move, kind)
+                fill = self.sensors.fills[name]
+                yield name, state.board, drawn & ~fill[count] | fill[count - 1]
+
     def _supplies(self, state: State) -> dict[str, int]:
         assert isinstance(state, MeepleState)
         found = {}
@@ -255,13 +344,11 @@ def _origin(spec: BoardSpec, extent: tuple[int, int]) -> Cell:
     return (spec.columns - extent[0]) // 2, (spec.rows - extent[1]) // 2
 
 
-def meeptactoe_profile(
-    spec: BoardSpec, options: Mapping[str, Any] | None = None
-) -> TileGameProfile:
+def meeptactoe_profile(spec: BoardSpec, options: Mapping[str, Any] | None = None) -> MeepProfile:
     game = get_game("meep-tac-toe")
     extent = parse_area(game.resolve_options(options)["area"])
     kinds = tuple(PieceKind(seat, frozenset({POLES[i]}), i, seat) for i, seat in enumerate("AB"))
-    return TileGameProfile(game, spec, _origin(spec, extent), kinds, (), extent=extent, tile=TILE)
+    return MeepProfile(game, spec, _origin(spec, extent), kinds, (), extent=extent, tile=TILE)
 
 
 def meeplemaneuver_profile(
@@ -283,7 +370,7 @@ def meeplemaneuver_profile(
             own = by_code[1 + seat * 2 + kind]
             supplies.append(Supply(own.name, (own,), slots[kind * 3 : kind * 3 + 3]))
         neutral = tuple(k for c, k in by_code.items() if colour_of(c) == 2)
-        supplies.append(Supply(pile_name(seat), neutral, slots[6:9]))
+        supplies.append(Supply(pile_name(seat), neutral, slots[6:9], keeper=seat))
     return MeepleProfile(
         game, spec, _origin(spec, extent), kinds, tuple(supplies), extent=extent, tile=TILE
     )

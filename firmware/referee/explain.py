@@ -7,6 +7,17 @@ from magboard.firmware.profiles import Difference, Profile
 from magboard.hardware.spec import Slot, place_label
 
 
+def forbidden(profile: Profile, position: State, frame: int) -> str | None:
+    """If the board shows `position` with one action made that the rules forbid but the
+    profile knows a hand may try (a grid tile shifted away from the others, or back where the
+    turn's first action took it from), why the rules forbid it; else None. Asked before any
+    reading, as an undone tile action shows a legal position: the turn before its first."""
+    for action in profile.tried(position):
+        if profile.render(position.advance(action)) == frame:
+            return position.why_illegal(action)
+    return None
+
+
 def explain(profile: Profile, position: State, difference: Difference) -> str:
     """When the board shows one piece taken from a sensed supply and put on one cell: the
     placement the hand tried, refused by the rules. Otherwise a general word."""

@@ -37,7 +37,7 @@ from magboard.firmware.profiles import Difference, Movement, Profile, Spot
 from magboard.hardware.spec import Place, place_label
 
 from .evidence import best_explained, in_order, reply_cells, witness
-from .explain import explain
+from .explain import explain, forbidden
 from .history import History, Turn, notation
 from .matcher import Matcher, Reading, SearchLimitError
 from .status import Phase, Status
@@ -210,6 +210,10 @@ class Referee:
         self, raw: int, frame: int, now: float, lifted: frozenset[Spot] | None
     ) -> None:
         profile, trail = self.profile, self._trail
+        refused = forbidden(profile, self.position, frame)
+        if refused is not None:
+            self._illegal(raw, now, refused)
+            return
         changed = self._changed_cells()
         start, search = self.turn_start, self.matcher.search
         try:
