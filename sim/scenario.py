@@ -25,10 +25,10 @@ from typing import Any
 
 from magboard.firmware.events import EVENT_TYPES, Event, LedFrame
 from magboard.firmware.games import END_TURN, GameError, State
-from magboard.firmware.profiles import ProfileError
+from magboard.firmware.profiles import ProfileError, TileStep
 from magboard.firmware.profiles import Step as HandStep
 from magboard.hardware.interface import RGB
-from magboard.hardware.spec import Place
+from magboard.hardware.spec import Cell, Place, place_label
 
 from .scenario_file import (
     MENTIONS,
@@ -41,7 +41,7 @@ from .scenario_file import (
     load,
 )
 from .session import DIRECTIONS, SimSession
-from .world import Bounce, WorldError
+from .world import Bounce, Tile, WorldError
 
 AFTER_LAST = 2.0
 """Seconds the run goes on after the last step, when the file gives no `until`."""
@@ -181,6 +181,12 @@ class _Run:
             elif step.action == "slide":
                 src, *path = step.value
                 end = world.slide(src, path, step.extra["step"])
+            elif step.action == "shift_tile":
+                cell, way = step.value
+                world.shift_tile(self._tile(cell), way)
+            elif step.action == "turn_tile":
+                cell, way = step.value
+                world.rotate_tile(self._tile(cell), clockwise=way == "cw")
             elif step.action == "press":
                 world.press(step.value, step.extra["hold"])
             elif step.action == "i2c_errors" and "for" in step.extra:
@@ -210,6 +216,13 @@ class _Run:
             self.busy_until, self.last_play = end, step
         self.quiet_from = max(self.quiet_from, end)
         return True
+
+    def _tile(self, cell: Cell) -> Tile:
+        """The tile a hand grips by one of its cells (any: tiles move, their corners with them)."""
+        tile = self.session.world.tile_at(cell)
+        if tile is None:
+            raise WorldError(f"no tile covers {place_label(cell)}")
+        return tile
 
     def _end_turn(self, state: State) -> float:
         """`play = "end"`: the mover presses their seat's button (and lets go)."""
@@ -251,14 +264,15 @@ class _Run:
         else:
             wire.detach(chip)
 
-    def _check_supplies(self, step: Step, plan: Sequence[HandStep]) -> None:
+    def _check_supplies(self, step: Step, plan: Sequence[HandStep | TileStep]) -> None:
         """A `play` takes its pieces from the mover's tray: one the file's own steps emptied
-        is the file's mistake. An unsensed box never runs out."""
+        is the file's mistake. An unsensed box never runs out; a tile action takes nothing."""
         slots = {supply.name: supply.slots for supply in self.session.profile.supplies}
         world = self.session.world
         for hand in plan:
             if (
-                isinstance(hand.source, str)
+                isinstance(hand, HandStep)
+                and isinstance(hand.source, str)
                 and slots[hand.source]
                 and not any(world.pieces_at(slot) for slot in slots[hand.source])
             ):

@@ -22,10 +22,17 @@ from magboard.firmware.games import Game, GameError, get_game
 from magboard.firmware.lights import palette
 from magboard.firmware.profiles import ProfileError, profile_for
 from magboard.hardware.interface import RGB
-from magboard.hardware.spec import BoardSpec, BoardSpecError, Place, load_board, place_label
+from magboard.hardware.spec import (
+    BoardSpec,
+    BoardSpecError,
+    Cell,
+    Place,
+    load_board,
+    place_label,
+)
 
-from .session import HAND_PAUSE
-from .world import SensorRef
+from .session import HAND_PAUSE, TURNS
+from .world import STEPS, SensorRef
 
 SLIDE_STEP = 0.12
 PRESS_HOLD = 0.1
@@ -53,6 +60,8 @@ ACTIONS: Mapping[str, tuple[str, ...]] = {
     "move": (),
     "play": ("pause",),
     "slide": ("step",),
+    "shift_tile": (),
+    "turn_tile": (),
     "press": ("hold",),
     "i2c_errors": ("count", "for"),
     "reset_expander": (),
@@ -64,6 +73,9 @@ ACTIONS: Mapping[str, tuple[str, ...]] = {
     "restart": (),
 }
 """Each step's action key, and the other keys that action may take besides `at`."""
+TILE_WAYS: Mapping[str, tuple[str, ...]] = {"shift_tile": tuple(STEPS), "turn_tile": TURNS}
+"""The ways a hand may move a tile by each tile step: the world's words for a shift, the
+games' notation for a quarter turn (the simulator's shift-tile and turn-tile say the same)."""
 WINDOW = ("after", "before")
 MENTIONS = "mentions"
 COLOURS: Mapping[str, RGB] = {
@@ -264,10 +276,10 @@ class _Reader:
         except (GameError, ValueError) as error:
             raise self.fail("options", str(error)) from None
         try:
-            profile_for(game, spec, options)
+            profile = profile_for(game, spec, options)
         except ProfileError as error:
             raise self.fail("board", str(error)) from None
-        self.spec, self.game = spec, game
+        self.spec, self.game, self.tiled = spec, game, profile.tile is not None
         self.places = {place_label(p): p for p in (*spec.cells, *spec.slots)}
         seed = self.get(data, "seed", int, "", 0)
         takeback = self.get(data, "takeback", bool, "", True)
@@ -346,6 +358,8 @@ class _Reader:
             value = self.group(raw, path) if group else self.slide(raw, path)
             extra["step"] = self.positive(item, "step", where, SLIDE_STEP)
             extra["group"] = group
+        elif action in TILE_WAYS:
+            value = self.tile_step(raw, path, TILE_WAYS[action])
         elif action == "press":
             value = self.check(raw, str, path)
             buttons = [b.name for b in self.spec.buttons]
@@ -432,6 +446,24 @@ class _Reader:
         if len(set(starts)) != len(starts):
             raise self.fail(where, "two paths start on one cell: one path a piece")
         return tuple(paths)
+
+    def tile_step(self, raw: Any, where: str, ways: Sequence[str]) -> tuple[Cell, str]:
+        """`[cell, way]`: any cell the tile covers (a hand grips the tile, not its corner), so
+        a file need not follow where each tile's lower-left corner has gone. Whether a tile
+        lies there is the world's to say when the step comes."""
+        if not self.tiled:
+            raise self.fail(where, f"{self.game.name} has no tiles on board {self.spec.name}")
+        pair = self.check(raw, list, where)
+        if len(pair) != 2:
+            raise self.fail(where, f"is [cell, way], not {raw!r}")
+        cell = self.place(pair[0], f"{where}[0]")
+        if not isinstance(cell, tuple):
+            raise self.fail(f"{where}[0]", f"tiles lie on cells, not on the tray slot {cell}")
+        way = self.check(pair[1], str, f"{where}[1]")
+        if way not in ways:
+            named = f"{', '.join(ways[:-1])} or {ways[-1]}"
+            raise self.fail(f"{where}[1]", f"must be {named}, not {way!r}")
+        return cell, way
 
     def expander(self, raw: Any, where: str) -> int:
         expanders = self.spec.expanders

@@ -18,6 +18,9 @@ SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 DOC = Path(__file__).resolve().parents[2] / "docs" / "scenarios.md"
 FILES = sorted(SCENARIOS.glob("*.toml"))
 
+
+TILES = "board = 'r1'\ngame = 'meep-tac-toe'\noptions = { maneuver = 'advanced' }\n"
+"""Meep Tac Toe on r1: game a1 is board c3, so the start's tiles cover board e5-h8."""
 GAME = """\
 board = "mini"
 game = "tic-tac-toe"
@@ -39,7 +42,7 @@ def test_there_are_scenarios_for_both_boards():
     assert boards == {"mini", "r1"}
 
 
-@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+@pytest.mark.parametrize("path", FILES, ids=[path.name for path in FILES])
 def test_scenario_passes(path):
     assert path.read_text().startswith("# "), (
         "a scenario starts with a comment saying what it shows"
@@ -177,9 +180,9 @@ BROKEN = [
     ),
     (
         "board = 'mini'\ngame = 'ttt'\nsteps = [{ at = 1 }]\n",
-        "steps[0]: needs exactly one action (lift, put, move, play, slide, press, "
-        "i2c_errors, reset_expander, noise, stick, unstick, kill_led, bounce, restart); "
-        "it has none",
+        "steps[0]: needs exactly one action (lift, put, move, play, slide, shift_tile, "
+        "turn_tile, press, i2c_errors, reset_expander, noise, stick, unstick, kill_led, bounce, "
+        "restart); it has none",
     ),
     (
         "board = 'mini'\ngame = 'ttt'\nsteps = [{ at = 1, lift = 'A1', put = 'b2' }]\n",
@@ -250,6 +253,38 @@ BROKEN = [
         "green, magenta, off, or #rrggbb",
     ),
     ("board = 'mini'\ngame = 'ttt'\nsteps = [\n", "not valid TOML"),
+    (
+        "board = 'mini'\ngame = 'ttt'\nsteps = [{ at = 1, shift_tile = ['b2', 'up'] }]\n",
+        "steps[0].shift_tile: tic-tac-toe has no tiles on board mini",
+    ),
+    (
+        TILES + "steps = [{ at = 1, shift_tile = ['e7', 'north'] }]\n",
+        "steps[0].shift_tile[1]: must be up, down, left or right, not 'north'",
+    ),
+    (
+        TILES + "steps = [{ at = 1, turn_tile = ['e7', 'clockwise'] }]\n",
+        "steps[0].turn_tile[1]: must be cw or ccw, not 'clockwise'",
+    ),
+    (
+        TILES + "steps = [{ at = 1, turn_tile = ['e7'] }]\n",
+        "steps[0].turn_tile: is [cell, way], not ['e7']",
+    ),
+    (
+        TILES + "steps = [{ at = 1, turn_tile = 'e7' }]\n",
+        "steps[0].turn_tile: must be list, not 'e7'",
+    ),
+    (
+        TILES + "steps = [{ at = 1, shift_tile = ['A1', 'up'] }]\n",
+        "steps[0].shift_tile[0]: tiles lie on cells, not on the tray slot A1",
+    ),
+    (
+        TILES + "steps = [{ at = 1, shift_tile = ['z9', 'up'] }]\n",
+        "steps[0].shift_tile[0]: unknown place 'z9' on board r1",
+    ),
+    (
+        TILES + "steps = [{ at = 1, turn_tile = ['e7', 'cw'], step = 0.5 }]\n",
+        "steps[0].step: unknown key (known here: at, turn_tile)",
+    ),
 ]
 
 
@@ -282,6 +317,56 @@ def test_what_the_world_cannot_do_is_a_broken_file(tmp_path):
         ScenarioError, match=r"^broken.toml: steps\[0\].lift: at t=1: no piece on b2$"
     ):
         run_file(write(tmp_path, text, "broken.toml"))
+
+
+@pytest.mark.parametrize(
+    ("step", "message"),
+    [
+        ("shift_tile = ['a1', 'up']", r"steps\[0\].shift_tile: at t=1: no tile covers a1"),
+        ("turn_tile = ['d4', 'cw']", r"steps\[0\].turn_tile: at t=1: no tile covers d4"),
+        ("shift_tile = ['e7', 'down']", r"steps\[0\].shift_tile: at t=1: tile \d+ .*overlap"),
+    ],
+)
+def test_a_tile_the_world_cannot_move_is_a_broken_file(tmp_path, step, message):
+    """Whether a tile lies under a cell, and has room to go, is known only as the run goes."""
+    text = TILES + f"steps = [{{ at = 1, {step} }}]\n"
+    with pytest.raises(ScenarioError, match=rf"^broken.toml: {message}"):
+        run_file(write(tmp_path, text, "broken.toml"))
+
+
+def test_a_tile_is_gripped_by_any_cell_it_covers(tmp_path):
+    """The tile at game c5 (board e7-f8) turned by its upper-right cell, then shifted by its
+    upper-left one: a hand takes hold of a tile anywhere, and the steps name board places."""
+    text = TILES + (
+        "steps = [\n"
+        "  { at = 0.5, move = ['e8', 'e7'] },\n"
+        "  { at = 1.5, turn_tile = ['f8', 'cw'] },\n"
+        "  { at = 2.5, shift_tile = ['e8', 'up'] },\n"
+        "]\n"
+    )
+    scenario = load(write(tmp_path, text))
+    assert [(s.action, s.value) for s in scenario.steps[1:]] == [
+        ("turn_tile", ((5, 7), "cw")),
+        ("shift_tile", ((4, 7), "up")),
+    ]
+    result = run_file(write(tmp_path, text))
+    moves = [e.to_dict() for e in result.events if e.TYPE in ("partial", "move")]
+    assert moves[-1] == {
+        "type": "move",
+        "t": moves[-1]["t"],
+        "player": 0,
+        "actions": ["c6-c5", "Tc5cw", "Tc5^"],
+        "turn": 1,
+    }
+
+
+def test_a_play_makes_tile_actions_by_hand(tmp_path):
+    text = TILES.replace("advanced", "rotate") + (
+        "steps = [{ at = 0.5, play = 'c6-c5' }, { at = 1.5, play = 'Tc5ccw' }]\n"
+        "expect = [{ type = 'move', player = 0, actions = ['c6-c5', 'Tc5ccw'], turn = 1 }]\n"
+    )
+    result = run_file(write(tmp_path, text))
+    assert result.ok, result.failures
 
 
 def test_a_step_during_a_play_is_a_broken_file(tmp_path):
