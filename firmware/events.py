@@ -245,12 +245,15 @@ class SimBoardInfo(Event):
 @dataclass(frozen=True)
 class SimPieces(Event):
     """Where every piece of a simulated board is: place label -> its stack, bottom to top, and
-    what the hand holds (the last one is what a `put` puts down). A piece is {"id", "kind",
-    "label", "size" (1-3), "owner" (seat or null), "colour" ("#rrggbb")}."""
+    what the hand holds (the last one is what a `put` puts down), and the 2x2 grid tiles pieces
+    stand on. A piece is {"id", "kind", "label", "size" (1-3), "owner" (seat or null), "colour"
+    ("#rrggbb")}; a tile is {"id", "cells" (lower-left, lower-right, upper-left, upper-right),
+    "key" (the cell over its key magnet, or null)}, its id kept as it shifts and turns."""
 
     TYPE = "sim-pieces"
     places: dict[str, list]
     hand: tuple[dict, ...] = ()
+    tiles: tuple[dict, ...] = ()
 
 
 @dataclass(frozen=True)

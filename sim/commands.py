@@ -12,11 +12,11 @@ from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from magboard.firmware.games import GameError
-from magboard.firmware.profiles import Supply
-from magboard.hardware.spec import Place, Slot
+from magboard.firmware.profiles import Supply, TileStep
+from magboard.hardware.spec import Cell, Place, Slot, cell_label
 
-from .session import SimSession
-from .world import STEPS, Bounce, Direction
+from .session import SHIFTS, TURNS, SimSession
+from .world import STEPS, Bounce, Direction, Tile
 
 HELP = """\
 lift PLACE               take the top piece off a cell (b2) or tray slot (A3), or one out of
@@ -26,16 +26,23 @@ move FROM TO             lift and put in one go
 slide FROM VIA.. TO      drag a piece across cells
 slide-group CELL.. WAY N push the pieces on side-by-side cells of one row or column together
                          N cells up, down, left or right (b2 c2 right 1)
+shift-tile CELL WAY      shift the 2x2 tile covering CELL one cell up, down, left or right,
+                         with the pieces on it (e5 left)
+turn-tile CELL cw|ccw    turn the 2x2 tile covering CELL a quarter, with the pieces on it
 play ACTION              make a game move by hand, in the game's notation
 press BUTTON             press and release a button (seat-1, new, ...)
 fault KIND [ARG]         i2c-burst U1 | expander-reset U1 | noise SECONDS | bounce on|off
 help                     this text"""
-HANDS_ON = frozenset({"lift", "put", "move", "slide", "slide-group", "play"})
+HANDS_ON = frozenset(
+    {"lift", "put", "move", "slide", "slide-group", "shift-tile", "turn-tile", "play"}
+)
 """Commands that handle pieces: refused while a slide is still under way."""
 BOX = "supply:"
 """How a command names a box off the board (supply:A), as events name a supply."""
 MAX_NOISE = 60.0
 """Longest burst of noise a command may ask for (its blips are scheduled at once)."""
+NOTATION = {direction: way for way, direction in SHIFTS.items()}
+"""A tile shift's direction as commands say it (left) and as the game's notation does (<)."""
 
 
 class CommandRefused(ValueError):
@@ -61,6 +68,8 @@ class Hands:
             "move": self._move,
             "slide": self._slide,
             "slide-group": self._slide_group,
+            "shift-tile": self._shift_tile,
+            "turn-tile": self._turn_tile,
             "play": self._play,
             "press": self._press,
             "fault": self._fault,
@@ -150,6 +159,41 @@ class Hands:
         way = cast(Direction, args[-2])
         self._sliding_until = self.session.world.slide_group(cells, way, int(args[-1]))
 
+    def _shift_tile(self, args: list[str]) -> None:
+        if len(args) != 2 or args[1] not in STEPS:
+            raise CommandRefused("usage: shift-tile CELL WAY (WAY: up, down, left, right)")
+        tile = self._tile(args[0])
+        dx, dy = STEPS[args[1]]
+        world = self.session.world
+        cells = world.tile_cells(tile)
+        moved = {(x + dx, y + dy) for x, y in cells}
+        why = f"{_tile_name(cells)} cannot shift {args[1]}"
+        for cell in sorted(moved - set(cells)):
+            if cell not in self.session.spec.cells:
+                raise CommandRefused(f"{why}: it would leave the lattice")
+            other = world.tile_at(cell)
+            if other is not None:
+                raise CommandRefused(f"{why}: it would cover {_tile_name(world.tile_cells(other))}")
+            if world.pieces_at(cell):
+                raise CommandRefused(f"{why}: pieces stand on {cell_label(cell)} in its way")
+        self.session.move_tile(TileStep(cells[0], NOTATION[args[1]]))
+
+    def _turn_tile(self, args: list[str]) -> None:
+        if len(args) != 2 or args[1] not in TURNS:
+            raise CommandRefused("usage: turn-tile CELL cw|ccw")
+        cells = self.session.world.tile_cells(self._tile(args[0]))
+        self.session.move_tile(TileStep(cells[0], args[1]))
+
+    def _tile(self, text: str) -> Tile:
+        """The tile covering the cell `text` names: a hand takes hold of a tile anywhere on it."""
+        cell = self.place(text)
+        if isinstance(cell, Slot):
+            raise CommandRefused(f"tiles lie on cells, not in tray slot {cell}")
+        tile = self.session.world.tile_at(cell)
+        if tile is None:
+            raise CommandRefused(f"no tile covers {cell_label(cell)}")
+        return tile
+
     def _play(self, args: list[str]) -> None:
         self._need(args, 1, "play ACTION")
         session = self.session
@@ -189,3 +233,9 @@ class Hands:
             if text in (f"U{expander.index + 1}", str(expander.index)):
                 return expander.index
         raise CommandRefused(f"no expander {text!r} (U1 to U{len(expanders)})")
+
+
+def _tile_name(cells: tuple[Cell, ...]) -> str:
+    """A tile by its lower-left and upper-right cells (the tile on e5-f6): tiles are unmarked,
+    so where one lies is all that tells it apart."""
+    return f"the tile on {cell_label(min(cells))}-{cell_label(max(cells))}"

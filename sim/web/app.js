@@ -17,6 +17,9 @@
   const SLOT_OFF = "#2a2e34"; // a dark LED under a tray slot
   const BOX = "supply:"; // how places name a box of pieces no sensor sees
   const LAST_SECONDS = 10; // a clock's final seconds, as firmware/clocks.py counts them
+  const RIM = 22; // drawing units along a tile's edge where a press takes hold of the tile
+  const KEY_MARK = 30; // the side of the notch marking a tile's key corner
+  const QUARTER = Math.PI / 2;
 
   const $ = (id) => document.getElementById(id);
   const svg = $("board");
@@ -29,6 +32,9 @@
     boxes: [], // the place of each box drawn ("supply:A"), from sim-pieces
     boxPieces: new Map(), // box -> the piece it holds, once seen there
     pieces: { places: {}, hand: [] },
+    tiles: [], // {id, cells: [lower-left, lower-right, upper-left, upper-right], key}, from sim-pieces
+    picked: null, // the id of the tile last pressed on: what the turn buttons turn
+    hoverTile: null, // the id of the tile under the pointer: what the keys turn first
     lifting: false, // a lift sent by a click, not yet answered
     pixels: "",
     players: [],
@@ -85,6 +91,8 @@
     switch (event.type) {
       case "sim-board":
         state.board = event;
+        state.picked = null;
+        state.hoverTile = null;
         state.players = event.players;
         state.clock = null;
         state.match = "";
@@ -96,6 +104,7 @@
         break;
       case "sim-pieces": {
         state.pieces = event;
+        state.tiles = event.tiles || [];
         state.lifting = false;
         const boxes = Object.keys(event.places).filter((place) => place.startsWith(BOX));
         if (state.board && boxes.join() !== state.boxes.join()) {
@@ -196,6 +205,8 @@
     const holes = new Set(b.holes);
     const lattice = el("g", { class: "lattice" }, svg);
     el("rect", { x: left - 8, y: top - 8, width: width + 16, height: height + 16, rx: 10, fill: "#30343b" }, lattice);
+    // Tiles lie between the lattice and the cells' LEDs: their plates show round the cells.
+    el("g", { class: "tile-plates", id: "tile-plates" }, lattice);
     for (let row = 0; row < b.rows; row++) {
       for (let col = 0; col < b.columns; col++) {
         const label = cellLabel(col, row);
@@ -209,6 +220,8 @@
         state.cells.set(`${col},${row}`, place);
       }
     }
+    // Their rims and key notches are drawn over the cells, clear of the pieces in the middle.
+    el("g", { class: "tiles", id: "tiles" }, svg);
     for (let col = 0; col < b.columns; col++) {
       const t = el("text", { class: "axis-label", x: left + col * CELL + CELL / 2, y: top + height + MARGIN / 2 + 4 }, svg);
       t.textContent = String.fromCharCode(97 + col);
@@ -261,6 +274,7 @@
     });
 
     el("g", { class: "ghost", id: "ghost" }, svg);
+    drawTiles();
   }
 
   function drawTray(box, x, y, vertical) {
@@ -427,7 +441,158 @@
         drawStack(place.pieces, stack, place.w, place.h);
       }
     }
+    drawTiles();
     drawHand();
+  }
+
+  // ---- tiles ---------------------------------------------------------------------------------
+
+  const tileById = (id) => state.tiles.find((tile) => tile.id === id) || null;
+  const tileName = (tile) => `${tile.cells[0]}-${tile.cells[3]}`;
+
+  function tileBox(tile) {
+    // The square a tile covers in drawing units: its cells and the gaps round them.
+    const cells = tile.cells.map((label) => state.places.get(label));
+    if (cells.some((cell) => !cell)) return null;
+    const x = Math.min(...cells.map((c) => c.x)) - 3;
+    const y = Math.min(...cells.map((c) => c.y)) - 3;
+    const w = Math.max(...cells.map((c) => c.x + c.w)) + 3 - x;
+    const h = Math.max(...cells.map((c) => c.y + c.h)) + 3 - y;
+    return { x, y, w, h, cx: x + w / 2, cy: y + h / 2 };
+  }
+
+  function keyNotch(tile, box) {
+    // A small triangle in the tile's corner over its key magnet: which way round it lies.
+    const key = tile.key && state.places.get(tile.key);
+    if (!key) return null;
+    const right = key.x + key.w / 2 > box.cx;
+    const below = key.y + key.h / 2 > box.cy;
+    const x = right ? box.x + box.w : box.x;
+    const y = below ? box.y + box.h : box.y;
+    const sx = right ? -KEY_MARK : KEY_MARK;
+    const sy = below ? -KEY_MARK : KEY_MARK;
+    return `M ${x} ${y} L ${x + sx} ${y} L ${x} ${y + sy} Z`;
+  }
+
+  function drawTileShape(parent, tile, box) {
+    el("rect", { class: "tile-outline", x: box.x, y: box.y, width: box.w, height: box.h, rx: 12 }, parent);
+    const notch = keyNotch(tile, box);
+    if (notch) el("path", { class: "tile-key", d: notch }, parent);
+  }
+
+  function drawTiles() {
+    const plates = $("tile-plates");
+    const layer = $("tiles");
+    if (!plates || !layer) return;
+    plates.replaceChildren();
+    layer.replaceChildren();
+    if (!tileById(state.picked)) state.picked = null;
+    for (const tile of state.tiles) {
+      const box = tileBox(tile);
+      if (!box) continue;
+      el("rect", { class: "tile-plate", x: box.x, y: box.y, width: box.w, height: box.h, rx: 12 }, plates);
+      const group = el("g", {
+        class: "tile",
+        "data-tile": tile.id,
+        "data-cells": tile.cells.join(" "),
+        "data-key": tile.key || "",
+      }, layer);
+      group.classList.toggle("picked", tile.id === state.picked);
+      group.classList.toggle("hover", tile.id === state.hoverTile);
+      drawTileShape(group, tile, box);
+    }
+    drawTileControls();
+  }
+
+  function drawTileControls() {
+    const any = state.tiles.length > 0;
+    $("tile-controls").hidden = !any;
+    $("tile-mode").hidden = !any;
+    $("tile-help").hidden = !any;
+    const tile = tileById(state.picked);
+    $("tile-name").textContent = tile ? tileName(tile) : "none picked";
+    $("turn-cw").disabled = !tile;
+    $("turn-ccw").disabled = !tile;
+  }
+
+  function pickTile(tile) {
+    state.picked = tile ? tile.id : null;
+    for (const node of document.querySelectorAll("#tiles [data-tile]")) {
+      node.classList.toggle("picked", Number(node.dataset.tile) === state.picked);
+    }
+    drawTileControls();
+  }
+
+  function hoverTile(tile) {
+    state.hoverTile = tile ? tile.id : null;
+    for (const node of document.querySelectorAll("#tiles [data-tile]")) {
+      node.classList.toggle("hover", Number(node.dataset.tile) === state.hoverTile);
+    }
+  }
+
+  function tileAt(point) {
+    for (const tile of state.tiles) {
+      const box = tileBox(tile);
+      if (box && point.x >= box.x && point.x <= box.x + box.w && point.y >= box.y && point.y <= box.y + box.h) {
+        return tile;
+      }
+    }
+    return null;
+  }
+
+  function onRim(tile, point) {
+    const box = tileBox(tile);
+    if (!box) return false;
+    const inside = Math.min(point.x - box.x, box.x + box.w - point.x, point.y - box.y, box.y + box.h - point.y);
+    return inside >= 0 && inside <= RIM;
+  }
+
+  function turnTile(tile, clockwise) {
+    send({ do: "turn-tile", args: [tile.cells[0], clockwise ? "cw" : "ccw"] });
+  }
+
+  function showTileGhost(tile, dx, dy, angle) {
+    // The tile's outline where the hand is taking it: shifted, or turned about its centre.
+    const ghost = $("ghost");
+    const box = tileBox(tile);
+    if (!ghost || !box) return;
+    ghost.replaceChildren();
+    ghost.setAttribute("transform", `translate(${dx} ${dy}) rotate(${(angle * 180) / Math.PI} ${box.cx} ${box.cy})`);
+    const group = el("g", { class: "tile tile-ghost" }, ghost);
+    drawTileShape(group, tile, box);
+  }
+
+  function shiftTo(drag, point) {
+    // A tile goes one cell the way the pointer went furthest, once it went half a cell.
+    const dx = point.x - drag.from.x;
+    const dy = point.y - drag.from.y;
+    const across = Math.abs(dx) > Math.abs(dy);
+    const along = across ? dx : dy;
+    drag.way = Math.abs(along) < CELL / 2 ? null : across ? (dx > 0 ? "right" : "left") : dy < 0 ? "up" : "down";
+    const reach = Math.max(-CELL, Math.min(CELL, along));
+    showTileGhost(drag.tile, across ? reach : 0, across ? 0 : reach, 0);
+    if (!drag.way) {
+      markPath([]);
+      return;
+    }
+    const [sx, sy] = WAYS[drag.way];
+    const target = drag.tile.cells.map((label) => {
+      const cell = state.places.get(label);
+      return state.cells.get(`${cell.col + sx},${cell.row + sy}`);
+    });
+    markPath(target.filter(Boolean).map((cell) => cell.label));
+  }
+
+  function sweep(drag, point) {
+    // A right-button drag round a tile's centre turns it: the angle swept, clockwise on the
+    // screen positive, a quarter either way at most.
+    const angle = Math.atan2(point.y - drag.box.cy, point.x - drag.box.cx);
+    let step = angle - drag.angle;
+    if (step > Math.PI) step -= 2 * Math.PI;
+    if (step < -Math.PI) step += 2 * Math.PI;
+    drag.angle = angle;
+    drag.swept += step;
+    showTileGhost(drag.tile, 0, 0, Math.max(-QUARTER, Math.min(QUARTER, drag.swept)));
   }
 
   function drawHand() {
@@ -561,22 +726,57 @@
   }
 
   svg.addEventListener("pointerdown", (event) => {
-    if (event.button !== 0 || state.drag) return;
-    const place = placeAt(toBoard(event));
-    if (!place) return;
+    if (state.drag) return;
+    const point = toBoard(event);
+    const tile = tileAt(point);
+    if (event.button === 2) {
+      if (tile) startTurn(event, tile, point);
+      return;
+    }
+    if (event.button !== 0) return;
+    const place = placeAt(point);
+    // A press on a tile's rim, or anywhere on it in the tile mode, may become a shift.
+    const grabbed = tile && (dragMode() === "tile" || onRim(tile, point)) ? tile : null;
+    if (!place && !grabbed) return;
+    if (tile) pickTile(tile);
     event.preventDefault();
     svg.setPointerCapture(event.pointerId);
     state.drag = {
       id: event.pointerId,
       start: place,
+      tile: grabbed,
+      from: point,
       x: event.clientX,
       y: event.clientY,
       active: false,
       mode: null,
-      path: [place.label],
+      path: place ? [place.label] : [],
       shift: event.shiftKey,
       ctrl: event.ctrlKey || event.metaKey,
     };
+  });
+
+  function startTurn(event, tile, point) {
+    event.preventDefault();
+    pickTile(tile);
+    svg.setPointerCapture(event.pointerId);
+    const box = tileBox(tile);
+    state.drag = {
+      id: event.pointerId,
+      mode: "turn",
+      tile,
+      box,
+      angle: Math.atan2(point.y - box.cy, point.x - box.cx),
+      swept: 0,
+      x: event.clientX,
+      y: event.clientY,
+      active: false,
+    };
+  }
+
+  svg.addEventListener("contextmenu", (event) => {
+    // The right button turns tiles: no menu over one.
+    if (state.drag || tileAt(toBoard(event))) event.preventDefault();
   });
 
   svg.addEventListener("pointermove", (event) => {
@@ -584,16 +784,35 @@
     const point = toBoard(event);
     if (!drag || event.pointerId !== drag.id) {
       setHover(placeAt(point));
+      const tile = tileAt(point);
+      hoverTile(tile);
+      svg.classList.toggle("on-rim", Boolean(tile) && (dragMode() === "tile" || onRim(tile, point)));
       return;
     }
     if (!drag.active) {
       if (Math.hypot(event.clientX - drag.x, event.clientY - drag.y) < DRAG_START) return;
+      if (drag.mode === "turn" || drag.tile) {
+        drag.active = true;
+        drag.mode = drag.mode || "tile";
+        svg.classList.add("dragging");
+      }
+    }
+    if (drag.mode === "turn") {
+      sweep(drag, point);
+      return;
+    }
+    if (drag.mode === "tile") {
+      shiftTo(drag, point);
+      return;
+    }
+    if (!drag.active) {
       const stack = stackAt(drag.start.label);
       if (!stack.length) return; // nothing there to drag: it stays a click
       drag.active = true;
       // Ctrl-drag slides a group; shift-drag swaps lifting and sliding one piece.
-      const flipped = dragMode() === "move" ? "slide" : "move";
-      const mode = drag.ctrl ? "group" : drag.shift ? flipped : dragMode();
+      const chosen = dragMode() === "tile" ? "move" : dragMode();
+      const flipped = chosen === "move" ? "slide" : "move";
+      const mode = drag.ctrl ? "group" : drag.shift ? flipped : chosen;
       drag.mode = mode !== "move" && drag.start.kind === "cell" ? mode : "lift";
       svg.classList.add("dragging");
       if (drag.mode === "lift") send({ do: "lift", args: [drag.start.label] });
@@ -618,8 +837,16 @@
     svg.classList.remove("dragging");
     hideGhost();
     markPath([]);
+    if (drag.mode === "turn") {
+      if (drag.active && !cancelled && Math.abs(drag.swept) >= QUARTER / 2) turnTile(drag.tile, drag.swept > 0);
+      return;
+    }
     if (!drag.active) {
-      if (!cancelled) click(drag.start);
+      if (!cancelled && drag.start) click(drag.start);
+      return;
+    }
+    if (drag.mode === "tile") {
+      if (drag.way && !cancelled) send({ do: "shift-tile", args: [drag.tile.cells[0], drag.way] });
       return;
     }
     const over = cancelled ? null : placeAt(toBoard(event));
@@ -637,7 +864,34 @@
 
   svg.addEventListener("pointerup", (event) => endDrag(event, false));
   svg.addEventListener("pointercancel", (event) => endDrag(event, true));
-  svg.addEventListener("pointerleave", () => setHover(null));
+  svg.addEventListener("pointerleave", () => {
+    setHover(null);
+    hoverTile(null);
+    svg.classList.remove("on-rim");
+  });
+
+  // Turning a tile a quarter: the buttons turn the tile last pressed on; the keys the tile
+  // under the pointer, or else that one.
+  $("turn-cw").addEventListener("click", () => {
+    const tile = tileById(state.picked);
+    if (tile) turnTile(tile, true);
+  });
+  $("turn-ccw").addEventListener("click", () => {
+    const tile = tileById(state.picked);
+    if (tile) turnTile(tile, false);
+  });
+
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+    if (event.target.closest && event.target.closest("select, textarea, input[type='text'], input[type='number']")) return;
+    const clockwise = event.key === "r" ? true : ["R", "e", "E"].includes(event.key) ? false : null;
+    if (clockwise === null) return;
+    const tile = tileById(state.hoverTile) || tileById(state.picked);
+    if (!tile) return;
+    event.preventDefault();
+    pickTile(tile);
+    turnTile(tile, clockwise);
+  });
 
   // ---- the clocks and the match -------------------------------------------------------------
 
@@ -853,6 +1107,8 @@
       case "move":
         return `${nameOf(e.player)} played ${e.actions.join(" ")} (turn ${e.turn})`;
       case "partial":
+        // A turn on grid tiles never ends early: its tile must still shift or turn.
+        if (state.tiles.length) return `${nameOf(e.player)} so far: ${e.actions.join(" ")}; now the tile moves`;
         return `${nameOf(e.player)} so far: ${e.actions.join(" ")}; go on, or press the seat button to end the turn`;
       case "in-hand":
         return e.targets.length

@@ -6,10 +6,10 @@ the wall clock (times `--speed`), and the same loop carries out what pages send,
 ever touches it. Pages and server speak the event schema of docs/protocol.md over `/ws`:
 
 - server -> page: every event the board emits (`leds` frames coalesced to the last of each
-  tick), plus `sim-board` (layout, games and options), `sim-pieces` (where every piece is) and
-  `sim-leds` (what the LED chain shows), each sent when a page connects and then whenever it
-  changes; a page that connects is also sent the recent events, and the latest of those that
-  say where the clocks and the match stand however old;
+  tick), plus `sim-board` (layout, games and options), `sim-pieces` (where every piece and
+  tile is) and `sim-leds` (what the LED chain shows), each sent when a page connects and then
+  whenever it changes; a page that connects is also sent the recent events, and the latest of
+  those that say where the clocks and the match stand however old;
 - page -> server: the hand commands of sim/commands.py as JSON objects, and
   `{"do": "new-game", "game": NAME, "options": {...}}`. Anything malformed is answered with a
   `note` saying why, and changes nothing.
@@ -207,8 +207,8 @@ class BoardHost:
         last_frame = max((i for i, e in enumerate(pending) if isinstance(e, LedFrame)), default=-1)
         out = [e for i, e in enumerate(pending) if not isinstance(e, LedFrame) or i == last_frame]
         shown = pieces(self.session, self.drawing)
-        if (shown.places, shown.hand) != self._shown_pieces:
-            self._shown_pieces = (shown.places, shown.hand)
+        if (shown.places, shown.hand, shown.tiles) != self._shown_pieces:
+            self._shown_pieces = (shown.places, shown.hand, shown.tiles)
             out.append(shown)
         lit = leds(self.session)
         if lit.pixels != self._shown_leds:

@@ -13,7 +13,7 @@ from magboard.hardware.spec import BoardSpec, Place, Slot, cell_label, place_lab
 
 from ..commands import BOX
 from ..session import SimSession
-from ..world import Piece
+from ..world import Piece, World
 
 
 def hosted_games(spec: BoardSpec) -> list[Game]:
@@ -123,9 +123,25 @@ class PieceDrawing:
         }
 
 
+def tiles(world: World) -> tuple[dict[str, Any], ...]:
+    """Every tile where it lies, by id: ids stay with a tile as it shifts and turns, so a page
+    keeps the tile a person picked."""
+    found = []
+    for tile in sorted(world.tiles, key=lambda t: t.id):
+        key = world.key_of(tile)
+        found.append(
+            {
+                "id": tile.id,
+                "cells": [cell_label(cell) for cell in world.tile_cells(tile)],
+                "key": None if key is None else cell_label(key),
+            }
+        )
+    return tuple(found)
+
+
 def pieces(session: SimSession, drawing: PieceDrawing | None = None) -> SimPieces:
     """Every piece where it stands, and in the boxes no sensor sees (each listed, even empty):
-    those of their kind that are neither on the board nor in the hand."""
+    those of their kind that are neither on the board nor in the hand; and the tiles."""
     drawing = drawing or PieceDrawing(session)
     world = session.world
     occupied = world.occupied()
@@ -139,7 +155,10 @@ def pieces(session: SimSession, drawing: PieceDrawing | None = None) -> SimPiece
     for box, (piece, count) in drawing.boxes.items():
         places[box] = [drawing.piece(piece)] * max(0, count - out[piece.kind.name])
     return SimPieces(
-        session.clock.now(), places, tuple(drawing.piece(piece) for piece in world.hand)
+        session.clock.now(),
+        places,
+        tuple(drawing.piece(piece) for piece in world.hand),
+        tiles(world),
     )
 
 

@@ -1,11 +1,14 @@
 """`magboard sim`'s page in a real browser: headless Chromium driven by Playwright plays
 tic-tac-toe with the mouse on a simulated board, makes a mistake and puts it right, and checks
 that every cell shows the colour of the LED beneath it, byte for byte what the chain was sent;
-and plays a bout of Lance Assembly, tiles from their boxes, a group slid, the clocks and the
-score shown."""
+plays a bout of Lance Assembly, tiles from their boxes, a group slid, the clocks and the score
+shown; and plays the games on 2x2 grid tiles, shifting and turning tiles with the pieces on
+them by mouse, button and key, and carrying a captured meeple to its pile."""
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -212,9 +215,10 @@ def test_panel_buttons_and_a_slide(page, server):
 
 @pytest.fixture
 def board_page(browser, request) -> Iterator[tuple[Any, ServerThread]]:
-    """A page on a server for the (board, game) the test asks for with `indirect`."""
-    board, game = request.param
-    with ServerThread(BoardHost(board, game, speed=SPEED)) as running:
+    """A page on a server for the (board, game) or (board, game, options) the test asks for
+    with `indirect`."""
+    board, game, *options = request.param
+    with ServerThread(BoardHost(board, game, *options, speed=SPEED)) as running:
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         opened = context.new_page()
         opened.set_default_timeout(TIMEOUT)
@@ -324,3 +328,147 @@ def test_lance_assembly_by_mouse_a_bout_to_a_lance(board_page):
     assert page.inner_text(clock.format(0, "reserve")) == "reserve 5:00"
     assert page.text_content('[data-place="supply:A"] .place-label') == "box A: 13"
     shot(page, "sim-web-lance-assembly.png")
+
+
+# Grid tiles by mouse, button and key.
+
+
+def tile_box(page, cell: str) -> dict[str, float]:
+    """Where the tile covering `cell` is drawn on the screen."""
+    box = page.locator(f'#tiles [data-cells~="{cell}"] .tile-outline').bounding_box()
+    assert box, f"no tile is drawn over {cell}"
+    return box
+
+
+def shift_by_rim(page, cell: str, way: str) -> None:
+    """Take hold of the tile covering `cell` by its left rim and drag it one cell `way`."""
+    box = tile_box(page, cell)
+    step = box["width"] / 2
+    x, y = box["x"] + 4, box["y"] + box["height"] / 2
+    dx, dy = {"up": (0, -step), "down": (0, step), "left": (-step, 0), "right": (step, 0)}[way]
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + dx, y + dy, steps=8)
+    page.mouse.up()
+
+
+def turn_by_gesture(page, cell: str, clockwise: bool) -> None:
+    """Press the right button on the tile covering `cell` and sweep a little over a quarter
+    round its centre."""
+    box = tile_box(page, cell)
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    radius = box["width"] / 3
+    sign = 1 if clockwise else -1  # the screen's y grows downwards: a growing angle is clockwise
+    points = [math.pi + sign * math.radians(10 * k) for k in range(11)]
+    page.mouse.move(cx + radius * math.cos(points[0]), cy + radius * math.sin(points[0]))
+    page.mouse.down(button="right")
+    for angle in points[1:]:
+        page.mouse.move(cx + radius * math.cos(angle), cy + radius * math.sin(angle), steps=2)
+    page.mouse.up(button="right")
+
+
+def tile_over(page, cell: str) -> tuple[str, str]:
+    """The cells and key cell of the tile drawn over `cell`."""
+    node = page.locator(f'#tiles [data-cells~="{cell}"]')
+    return node.get_attribute("data-cells"), node.get_attribute("data-key")
+
+
+def stack_top(page, place: str) -> str | None:
+    stack = page.locator(f'[data-place="{place}"] .stack')
+    return stack.get_attribute("data-top") if stack.count() else None
+
+
+def wait_for_steps(page, count: int) -> None:
+    """Until the board has taken `count` actions of turns, whole or not yet."""
+    page.wait_for_function(
+        "(count) => document.querySelectorAll("
+        "\"#log [data-type='partial'], #log [data-type='move']\").length >= count",
+        arg=count,
+    )
+
+
+def hands(server: ServerThread, *commands: str) -> None:
+    """Hand commands, as the page sends them (`play Ke3`)."""
+    for command in commands:
+        words = command.split()
+        message = json.dumps({"do": words[0], "args": words[1:]})
+        server.call(lambda message=message: server.host.handle(message))
+
+
+@pytest.mark.parametrize(
+    "board_page", [("r1", "meep-tac-toe", {"maneuver": "advanced"})], indirect=True
+)
+def test_meep_tac_toe_by_mouse_a_tile_shifted_and_turned(board_page):
+    page, _ = board_page
+    # The 8x8 area lies on c3-j10: game c3 is board e5. The tiles lie on e5-h8; A's meeples on
+    # f5, h5, e8, g8, B's on e5, g5, f8, h8.
+    assert page.locator("#game-select option:checked").inner_text() == "Meep Tac Toe"
+    assert page.locator('[data-option="maneuver"]').input_value() == "advanced"
+    assert page.locator("#tiles [data-tile]").count() == 4
+    assert tile_over(page, "e5") == ("e5 f5 e6 f6", "e5")
+    drag(page, "f5", "f6")  # A's meeple d3-d4, onto the same tile
+    assert "A so far: d3-d4" in wait_for_log(page, "partial", 1)
+    wait_for_lights(page, ["e5", "f5", "e6", "f6"], SEAT_X)  # this tile must move now
+    shift_by_rim(page, "e5", "left")  # the tile and both meeples on it, one cell left
+    assert "d3-d4 Tc3<" in wait_for_log(page, "partial", 2)
+    assert tile_over(page, "d5") == ("d5 e5 d6 e6", "d5")
+    assert (stack_top(page, "d5"), stack_top(page, "e6")) == ("B", "A")
+    turn_by_gesture(page, "d5", clockwise=True)  # a quarter clockwise: B up, A down
+    assert "A played d3-d4 Tc3< Tb3cw" in wait_for_log(page, "move", 1)
+    assert tile_over(page, "d5") == ("d5 e5 d6 e6", "d6")  # the key corner went round
+    assert (stack_top(page, "d6"), stack_top(page, "e5")) == ("B", "A")
+    assert stack_top(page, "d5") is None and stack_top(page, "e6") is None
+    wait_for_lights(page, ["seat-2"], SEAT_O)
+    assert not page.locator("#log [data-type='illegal']").count()
+    shot(page, "sim-web-meep-tac-toe.png")
+
+
+@pytest.mark.parametrize("board_page", [("r1", "meeple-maneuver")], indirect=True)
+def test_meeple_maneuver_by_mouse_a_capture_carried_to_the_pile(board_page):
+    page, server = board_page
+    # The 10x10 area lies on b2-k11: game e5 is board f6. Tray A: kittens in A1-3, puppies in
+    # A4-6, the captured pile in A7-9.
+    assert page.locator("#tiles [data-tile]").count() == 5
+    assert stack_top(page, "A1") == "A-kitten" and stack_top(page, "A4") == "A-puppy"
+    assert page.text_content('[data-place="A4"] .piece-label') == "P"
+    # The engine's shortest line to a capture whose last turn takes a shift and a quarter
+    # turn: A's Ke3 Te3cw Te3cw, B's Ke3 Te3< Td3< (the south tile out of the way), then A's
+    # Ke5 Te5v Te4ccw slides the centre tile down with A's new kitten, and the neutral puppy
+    # on e4 ends between A's kittens on d4 and f4. The first two turns go by hand commands.
+    for n, action in enumerate(["Ke3", "Te3cw", "Te3cw", "Ke3", "Te3<", "Td3<"], start=1):
+        hands(server, f"play {action}")
+        wait_for_steps(page, n)
+    wait_for_log(page, "move", 2)
+    kitten = next(f"A{n}" for n in (1, 2, 3) if stack_top(page, f"A{n}") == "A-kitten")
+    drag(page, kitten, "f6")  # A's kitten on e5, the centre tile
+    assert "A so far: Ke5" in wait_for_log(page, "partial", 5)
+    page.check('input[name="drag-mode"][value="tile"]')  # a drag anywhere on a tile shifts it
+    drag(page, "f6", "f5")  # the centre tile down a cell, the kitten and two neutrals with it
+    assert "Ke5 Te5v" in wait_for_log(page, "partial", 6)
+    assert tile_over(page, "f5") == ("f5 g5 f6 g6", "f5")
+    assert page.inner_text("#tile-name") == "f5-g6"  # the tile last pressed on
+    page.get_by_role("button", name="turn \u21ba").click()  # a quarter counter-clockwise
+    assert "A played Ke5 Te5v Te4ccw" in wait_for_log(page, "move", 3)
+    assert tile_over(page, "f5") == ("f5 g5 f6 g6", "g5")
+    obligation = wait_for_log(page, "obligation")
+    assert "the neutral puppy on e4 goes to A's captured pile" in obligation
+    assert stack_top(page, "f5") == "N-puppy"  # game e4, between A's kittens on d4 and f4
+    assert (stack_top(page, "e5"), stack_top(page, "g5")) == ("A-kitten", "A-kitten")
+    page.check('input[name="drag-mode"][value="move"]')
+    drag(page, "f5", "A7")  # carried to A's captured pile
+    assert "captured: the neutral puppy on e4" in wait_for_log(page, "fulfilled")
+    assert stack_top(page, "A7") == "N-puppy" and stack_top(page, "f5") is None
+    # Play goes on: B places a kitten on f8 (board g9) and turns the north tile twice by key,
+    # the pointer on it (the keys turn the tile under the pointer before the one picked).
+    hands(server, "play Kf8")
+    wait_for_steps(page, 10)
+    box = tile_box(page, "g9")
+    page.mouse.move(box["x"] + box["width"] / 4, box["y"] + box["height"] / 4)
+    page.keyboard.press("r")
+    wait_for_steps(page, 11)
+    page.keyboard.press("r")
+    assert "B played Kf8 Te7cw Te7cw" in wait_for_log(page, "move", 4)
+    assert tile_over(page, "g9") == ("f8 g8 f9 g9", "g9")
+    assert (stack_top(page, "f8"), stack_top(page, "g8")) == ("B-kitten", "N-kitten")
+    assert not page.locator("#log [data-type='illegal']").count()
+    shot(page, "sim-web-meeple-maneuver.png")

@@ -298,6 +298,67 @@ def test_a_group_slides_together(lance):
     assert lance.until_type("move")["actions"] == ["a1>2:2"]  # a slide ends A's turn
 
 
+@pytest.fixture
+def meep() -> Iterator[Page]:
+    """A page on Meep Tac Toe with two tile actions a turn on r1: game c3 is board e5, the
+    tiles lie on e5-h8; A's meeples on f5, h5, e8, g8, B's on e5, g5, f8, h8."""
+    host = BoardHost("r1", "meep-tac-toe", {"maneuver": "advanced"}, speed=20)
+    with ServerThread(host) as running, connect(ws_url(running), max_size=2**22) as socket:
+        yield Page(socket)
+
+
+def test_a_page_is_sent_the_tiles_and_they_move_with_the_pieces_on_them(meep):
+    pieces = meep.greeting()["sim-pieces"]
+    assert pieces["tiles"] == [
+        {"id": 1, "cells": ["e5", "f5", "e6", "f6"], "key": "e5"},
+        {"id": 2, "cells": ["g5", "h5", "g6", "h6"], "key": "g5"},
+        {"id": 3, "cells": ["e7", "f7", "e8", "f8"], "key": "e7"},
+        {"id": 4, "cells": ["g7", "h7", "g8", "h8"], "key": "g7"},
+    ]
+    meep.send({"do": "move", "args": ["f5", "f6"]})
+    assert meep.until_type("partial")["actions"] == ["d3-d4"]
+    meep.send({"do": "shift-tile", "args": ["e5", "right"]})  # onto the tile beside it
+    note = meep.until_type("note")["text"]
+    assert note == (
+        "refused: shift-tile: the tile on e5-f6 cannot shift right:"
+        " it would cover the tile on g5-h6"
+    )
+    meep.send({"do": "shift-tile", "args": ["f6", "left"]})
+    shifted = meep.until(lambda d: d["type"] == "sim-pieces" and d["tiles"] != pieces["tiles"])
+    assert shifted["tiles"][0] == {"id": 1, "cells": ["d5", "e5", "d6", "e6"], "key": "d5"}
+    assert [shifted["places"][c][0]["kind"] for c in ("d5", "e6")] == ["B", "A"]
+    assert meep.until_type("partial")["actions"] == ["d3-d4", "Tc3<"]
+    meep.send({"do": "turn-tile", "args": ["e6", "cw"]})
+    turned = meep.until(lambda d: d["type"] == "sim-pieces" and d["tiles"] != shifted["tiles"])
+    assert turned["tiles"][0] == {"id": 1, "cells": ["d5", "e5", "d6", "e6"], "key": "d6"}
+    assert [turned["places"][c][0]["kind"] for c in ("d6", "e5")] == ["B", "A"]
+    assert meep.until_type("move")["actions"] == ["d3-d4", "Tc3<", "Tb3cw"]
+
+
+def test_a_tile_turned_with_nothing_on_it_is_sent_all_the_same(meep):
+    meep.greeting()
+    meep.send({"do": "turn-tile", "args": ["g6", "ccw"]})  # its key goes round, no piece moves
+    turned = meep.until_type("sim-pieces")
+    assert turned["tiles"][1] == {"id": 2, "cells": ["g5", "h5", "g6", "h6"], "key": "h5"}
+
+
+def test_the_tile_games_are_offered_on_r1_with_their_options():
+    games = {g["name"]: g for g in BoardHost("r1").greeting()[0].to_dict()["games"]}
+    options = {o["name"]: o for o in games["meep-tac-toe"]["options"]}
+    assert options["maneuver"]["choices"] == ["none", "rotate", "advanced"]
+    assert options["area"]["default"] == "8x8"
+    assert games["meeple-maneuver"]["title"] == "Meeple Maneuver"
+    assert {o["name"] for o in games["meeple-maneuver"]["options"]} == {
+        "area",
+        "setup",
+        "max_turns",
+    }
+
+
+def test_no_tiles_where_the_game_has_none(page):
+    assert page.greeting()["sim-pieces"]["tiles"] == []
+
+
 def test_a_page_is_told_where_the_clocks_stand_however_long_ago_they_changed():
     host = BoardHost("r1", "lance-assembly")
     for _ in range(HISTORY):  # more events than a page's log is sent, none of them the clock's
@@ -355,6 +416,8 @@ MALFORMED = [
     ('{"do": "lift", "args": ["c3"]}', "lift"),
     ('{"do": "move", "args": ["A1", "b2"], "then": "win"}', "unknown field 'then'"),
     ('{"do": "fault", "args": ["meteor"]}', "unknown fault 'meteor'"),
+    ('{"do": "shift-tile", "args": ["b2", "up"]}', "shift-tile: no tile covers b2"),
+    ('{"do": "turn-tile", "args": ["b2"]}', "usage: turn-tile CELL cw|ccw"),
     ('{"do": "new-game", "game": "chess"}', "chess"),
     ('{"do": "new-game", "game": 7}', "game is a name"),
     ('{"do": "new-game", "options": ["x"]}', "options is an object"),
