@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from magboard.firmware.profiles import profiled_pairs
+from magboard.firmware.profiles import profiled_variants
 from magboard.host import cli
 from magboard.sim import pipeline_bench
 from magboard.sim.pipeline_bench import CASES, format_report, measure
@@ -15,8 +15,8 @@ def test_every_profile_gets_sane_numbers_for_every_case():
     result = measure(min_time=0.0001, frames=6)
     json.dumps(result)
     assert result["rounds"] >= pipeline_bench.MIN_ROUNDS
-    pairs = [(p["game"], p["board"]) for p in result["profiles"]]
-    assert pairs == profiled_pairs()
+    profiles = [(p["game"], p["board"], p["options"]) for p in result["profiles"]]
+    assert profiles == profiled_variants()
     for entry in result["profiles"]:
         assert entry["frames"] == 6
         assert set(entry["cases"]) == set(CASES)
@@ -25,8 +25,9 @@ def test_every_profile_gets_sane_numbers_for_every_case():
             assert 0 < case["judge_p99_us"] <= case["p99_us"]
         assert entry["largest_turn"]["continuations"] >= 1
     report = format_report(result)
-    for game, board in pairs:
-        assert any(line.split()[:2] == [game, board] for line in report.splitlines())
+    for game, board, options in profiles:
+        named = [game, *(f"{k}={v}" for k, v in options.items()), board]
+        assert any(line.split()[: len(named)] == named for line in report.splitlines())
     assert "target p99 < 2 ms" in report and "worst row" in report
 
 
