@@ -253,7 +253,7 @@ class MeepleState(TiledState):
         grid = self.draw_tiles(lambda piece: marks[piece])
         (ak, ap), (bk, bp) = self.supplies
         return (
-            f"{grid}\n{self.player_name} to move; supplies A {ak}K {ap}P, B {bk}K {bp}P;"
+            f"{grid}\nsupplies A {ak}K {ap}P, B {bk}K {bp}P;"
             f" captured A {self.piles[0]}, B {self.piles[1]}"
         )
 

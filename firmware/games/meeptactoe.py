@@ -152,8 +152,7 @@ class MeepState(TiledState):
         return super().why_illegal(action)
 
     def __str__(self) -> str:
-        grid = self.draw_tiles(lambda piece: SEATS[piece - 1])
-        return f"{grid}\n{self.player_name} to move"
+        return self.draw_tiles(lambda piece: SEATS[piece - 1])
 
 
 def _start(options: Mapping[str, Any]) -> MeepState:
