@@ -16,7 +16,7 @@ from typing import Any
 
 from .core import CARRY_OUT, Action, Game, Obligation, Option, Outcome, State, match_notation
 from .grid import Cell, cell_name, parse_cell
-from .tiles import QuarterTurn, Shift, TiledState, parse_area, parse_tile_action, start_board
+from .tiles import QuarterTurn, Shift, TiledState, parse_area, parse_tile_action
 
 SEATS = ("A", "B")
 NEUTRAL = 2
@@ -273,15 +273,7 @@ def _start(options: Mapping[str, Any]) -> MeepleState:
         (1, 0): kitten,
     }
     pieces = {(x + dx, y + dy): piece for (dx, dy), piece in neutrals.items()}
-    state = MeepleState(
-        board=start_board(width, height, pieces),
-        tiles=tiles,
-        quarters=(0,) * len(tiles),
-        width=width,
-        height=height,
-        max_turns=options["max_turns"],
-    )
-    return state._evolve(seen_once=frozenset((state.position,)))
+    return MeepleState.laid_out(width, height, tiles, pieces, max_turns=options["max_turns"])
 
 
 GAME = Game(

@@ -25,7 +25,6 @@ from .tiles import (
     TiledState,
     parse_area,
     parse_tile_action,
-    start_board,
 )
 
 SEATS = ("A", "B")
@@ -162,16 +161,14 @@ def _start(options: Mapping[str, Any]) -> MeepState:
     a = ((0, 3), (2, 3), (1, 0), (3, 0))
     b = ((1, 3), (3, 3), (0, 0), (2, 0))
     pieces = {(x + c, y + r): 1 for c, r in a} | {(x + c, y + r): 2 for c, r in b}
-    state = MeepState(
-        board=start_board(width, height, pieces),
-        tiles=tiles,
-        quarters=(0,) * len(tiles),
-        width=width,
-        height=height,
+    return MeepState.laid_out(
+        width,
+        height,
+        tiles,
+        pieces,
         max_turns=options["max_turns"],
         maneuver=options["maneuver"],
     )
-    return state._evolve(seen_once=frozenset((state.position,)))
 
 
 GAME = Game(

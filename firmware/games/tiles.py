@@ -267,6 +267,30 @@ class TiledState(State):
     shifts: ClassVar[bool] = True
     """Whether a tile action may be a shift (Meep Tac Toe's `rotate` turns only)."""
 
+    @classmethod
+    def laid_out(
+        cls,
+        width: int,
+        height: int,
+        tiles: tuple[Cell, ...],
+        pieces: dict[Cell, int],
+        **fields: Any,
+    ) -> Any:
+        """A position before its first turn: `pieces` (board codes by cell) on the tiles, each
+        tile as it lies at the start, the position met once."""
+        board = bytearray(width * height)
+        for (col, row), piece in pieces.items():
+            board[row * width + col] = piece
+        state = cls(
+            board=bytes(board),
+            tiles=tiles,
+            quarters=(0,) * len(tiles),
+            width=width,
+            height=height,
+            **fields,
+        )
+        return state._evolve(seen_once=frozenset((state.position,)))
+
     @property
     def lattice(self) -> Lattice:
         return lattice(self.width, self.height)
@@ -464,10 +488,3 @@ actions, never to be copied to a changed state."""
 @cache
 def _fields_of(kind: type) -> tuple[str, ...]:
     return tuple(f.name for f in fields(kind))
-
-
-def start_board(width: int, height: int, pieces: dict[Cell, int]) -> bytes:
-    board = bytearray(width * height)
-    for (col, row), code in pieces.items():
-        board[row * width + col] = code
-    return bytes(board)

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from magboard.firmware.games import CARRY_OUT, IllegalActionError, get_game
 from magboard.firmware.games.grid import parse_cell
 from magboard.firmware.games.meeplemaneuver import NEUTRAL, MeepleState, Place, code
-from magboard.firmware.games.tiles import start_board
 
 GAME = get_game("meeple-maneuver")
 LETTER = {"A": 0, "B": 1, "N": NEUTRAL}
@@ -26,15 +25,7 @@ def position(pieces: str, tiles: str = "e5 e7 e3 c5 g5", **fields) -> MeepleStat
         what, cell = word.split(":")
         board[parse_cell(cell)] = code(LETTER[what[0]], KIND[what[1]])
     origins = tuple(parse_cell(c) for c in tiles.split())
-    state = MeepleState(
-        board=start_board(10, 10, board),
-        tiles=origins,
-        quarters=(0,) * len(origins),
-        width=10,
-        height=10,
-        **fields,
-    )
-    return state._evolve(seen_once=frozenset((state.position,)))
+    return MeepleState.laid_out(10, 10, origins, board, **fields)
 
 
 def play(state, *moves: str):

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from magboard.firmware.games import IllegalActionError, NotationError, get_game
 from magboard.firmware.games.grid import parse_cell
 from magboard.firmware.games.meeptactoe import MeepState, Move
-from magboard.firmware.games.tiles import QuarterTurn, Shift, block, start_board
+from magboard.firmware.games.tiles import QuarterTurn, Shift, block
 
 GAME = get_game("meep-tac-toe")
 
@@ -21,14 +21,7 @@ def position(a: str, b: str, tiles: str, maneuver: str = "none", to_move: int = 
     """A position from cell names: A's meeples, B's meeples, the tiles' lower-left cells."""
     pieces = {parse_cell(c): 1 for c in a.split()} | {parse_cell(c): 2 for c in b.split()}
     origins = tuple(parse_cell(c) for c in tiles.split())
-    state = MeepState(
-        board=start_board(8, 8, pieces),
-        tiles=origins,
-        quarters=(0,) * len(origins),
-        maneuver=maneuver,
-        to_move=to_move,
-    )
-    return state._evolve(seen_once=frozenset((state.position,)))
+    return MeepState.laid_out(8, 8, origins, pieces, maneuver=maneuver, to_move=to_move)
 
 
 def play(state, *moves: str):
