@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NATIVE := firmware/native/.built
 
-.PHONY: setup browser run test bench perft-deep lint clean
+.PHONY: setup browser poppler run test bench perft-deep lint clean
 
 setup: $(STAMP) $(NATIVE)
 
@@ -27,8 +27,9 @@ run: setup
 	$(BIN)/magboard sim --board mini --game tic-tac-toe
 
 # The browser tests drive Debian's Chromium through Playwright (Playwright's own browser download
-# does not work everywhere). Installed where this can be done (root, or sudo without a password,
-# with apt); elsewhere those tests say why they are skipped.
+# does not work everywhere); the overlay tests render PDFs with poppler's pdftoppm. Installed where
+# this can be done (root, or sudo without a password, with apt); elsewhere those tests say why
+# they are skipped.
 browser:
 	@command -v chromium >/dev/null || { \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
@@ -36,7 +37,14 @@ browser:
 	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is not installed and cannot be here: browser tests will be skipped"; fi; }
 
-test: setup browser
+poppler:
+	@command -v pdftoppm >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
+	  if command -v apt-get >/dev/null && $$SUDO true 2>/dev/null; then \
+	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq poppler-utils >/dev/null; \
+	  else echo "pdftoppm is not installed and cannot be here: overlay tests will be skipped"; fi; }
+
+test: setup browser poppler
 	$(BIN)/python -m pytest
 	MAGBOARD_NATIVE=python $(BIN)/python -m pytest
 
