@@ -227,6 +227,7 @@ class Referee:
                 [r for r in found.exact if r.previous is None and in_order(profile, trail, r)]
             ),
             self._touched,
+            trail,
         )
         if len(single) > 1:
             shown = ", ".join(" ".join(notation(r.actions)) for r in single)
@@ -249,6 +250,7 @@ class Referee:
                 profile,
                 self._keeping_accepted([r for r in candidates if in_order(profile, trail, r)]),
                 self._touched,
+                trail,
             )
             if len(readings) == 1:
                 for turn in readings[0].turns:
@@ -404,6 +406,7 @@ class Referee:
             profile,
             self._keeping_accepted([r for r in found.exact if in_order(profile, trail, r)]),
             self._touched,
+            trail,
         )
         if len(readings) == 1 and (readings[0].complete or readings[0].state.can_end_turn):
             self._accept(readings[0], now, frame)
