@@ -24,6 +24,8 @@ Then the legal move is made by hand, and the board must accept exactly that move
 player and actions in notation) before the next thing happens. After the game the board is
 cleared, piece by piece or with `new` pressed while pieces are still on it, and the board must
 start the next game only once it is clear, and accept its first move.
+
+Games on tiles that shift and turn are played by a player who also handles tiles (soak_tiles.py).
 """
 
 from __future__ import annotations
@@ -33,8 +35,9 @@ import json
 import random
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +57,7 @@ from magboard.firmware.events import (
     TakenBack,
 )
 from magboard.firmware.games import CARRY_OUT, END_TURN, PASS, Action, Game, State, get_game
-from magboard.firmware.profiles import Profile, Step
+from magboard.firmware.profiles import Profile, Step, profile_for
 from magboard.firmware.referee import SearchLimitError
 from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, load_board, place_label
 
@@ -104,6 +107,10 @@ class Tally:
     game: str = ""
     board: str = ""
     seed: int = 0
+    options: dict[str, Any] = field(default_factory=dict)
+    """The game's options as asked for (the others are the game's defaults)."""
+    tiles: bool = False
+    """Whether the game is played on tiles that shift and turn."""
     games: int = 0
     finished: int = 0
     """Games that ended with the result the rules give, reported by the board."""
@@ -127,6 +134,8 @@ class Tally:
     false_alarms: int = 0
     """`illegal` events where no mistake was made."""
     knocks: int = 0
+    tiles_nudged: int = 0
+    """Of the mistakes, tiles shifted or turned by a hand that did not mean to."""
     bumps: int = 0
     noise_bursts: int = 0
     noise_blips: int = 0
@@ -146,6 +155,16 @@ class Tally:
     power_cuts: int = 0
     """Restarts with a piece in the hand; the move was then accepted (or counted missed)."""
     quick_presses: int = 0
+    whole_turns: int = 0
+    """Turns of a piece and tile actions made in one go, the board never still between them."""
+    obligations: int = 0
+    """Obligations (captured pieces to take off) carried out by hand."""
+    late_obligations: int = 0
+    """Of those, carried out only after the board had waited a while."""
+    moved_first: int = 0
+    """Pieces put down by the next player before the obligation was carried out."""
+    moved_first_refused: int = 0
+    """Of those, the ones the board refused (and accepted nothing) until they went back."""
     boards_cleared: int = 0
     new_with_pieces: int = 0
     """Of the cleared boards, those where `new` was pressed with pieces left on them."""
@@ -176,6 +195,9 @@ class Tally:
         if self.win_replies_flagged != self.win_replies:
             unflagged = self.win_replies - self.win_replies_flagged
             problems.append(f"{unflagged} win replies not flagged")
+        if self.moved_first_refused != self.moved_first:
+            unrefused = self.moved_first - self.moved_first_refused
+            problems.append(f"{unrefused} moves before an obligation not refused")
         if self.clears_ok != self.boards_cleared:
             problems.append(f"{self.boards_cleared - self.clears_ok} boards cleared wrongly")
         if self.aborted:
@@ -235,7 +257,9 @@ class GameSoak:
         new = events[self._cursor :]
         self._cursor = len(events)
         self.tally.led_frames += sum(1 for e in new if isinstance(e, LedFrame))
-        self.tally.fault_events += sum(1 for e in new if isinstance(e, FaultSurvived))
+        faults = sum(1 for e in new if isinstance(e, FaultSurvived))
+        self.tally.fault_events += faults
+        self._fault_seen = self._fault_seen or faults > 0
         return [e for e in new if not isinstance(e, LedFrame)]
 
     def _wait(self, seconds: float, until: type[Event] | None = None) -> None:
@@ -282,12 +306,7 @@ class GameSoak:
     def _turn(self, action: Action) -> bool:
         """Trouble, then `action` made by hand (perhaps quickly followed by the reply)."""
         rng = self.rng
-        if rng.random() < P_MISTAKE:
-            self.mistake()
-        if rng.random() < P_KNOCK:
-            self.mistake(knock=True)
-        if rng.random() < P_BUMP:
-            self.bump()
+        self._trouble()
         if rng.random() < P_TAKEBACK and self.takeback():
             action = self._choose()
             if action is None:
@@ -299,8 +318,24 @@ class GameSoak:
             faulted = self.fault(i2c=fault < P_I2C)
         if noise:
             self.noise()
-        if action == CARRY_OUT:  # an obligation: the board follows the hands, no more
-            return self.move(action, faulted)
+        return self._make(action, faulted)
+
+    def _trouble(self) -> None:
+        """What happens on the board before a legal action: a mistake, a knock, a bump."""
+        rng = self.rng
+        if rng.random() < P_MISTAKE:
+            self.mistake()
+        if rng.random() < P_KNOCK:
+            self.mistake(knock=True)
+        if rng.random() < P_BUMP:
+            self.bump()
+
+    def _make(self, action: Action, faulted: bool) -> bool:
+        """`action` made by hand: perhaps with a power cut in the middle, or quickly followed by
+        the reply."""
+        rng = self.rng
+        if action == CARRY_OUT:
+            return self.carry_out(faulted)
         if not faulted and rng.random() < P_POWER_CUT and self._one_step(action):
             return self.power_cut(action)
         if not faulted and rng.random() < P_FAST_REPLY and self._one_step(action):
@@ -320,6 +355,11 @@ class GameSoak:
     def _one_step(self, action: Action) -> bool:
         steps = self.profile.plan(self.state, action)
         return len(steps) == 1 and isinstance(steps[0], Step) and not steps[0].slide
+
+    def carry_out(self, faulted: bool) -> bool:
+        """An obligation done by hand: the board follows the hands, no more."""
+        self.tally.obligations += 1
+        return self.move(CARRY_OUT, faulted)
 
     # The legal move.
 
@@ -387,7 +427,6 @@ class GameSoak:
             tally.accepted += 1
         tally.false_alarms += sum(1 for e in events if isinstance(e, Illegal))
         tally.false_accepts += sum(1 for e in events if isinstance(e, TakenBack))
-        self._fault_seen = self._fault_seen or any(isinstance(e, FaultSurvived) for e in events)
         self._count_result(events)
         return not remaining and len(answers) == len(expected)
 
@@ -526,18 +565,25 @@ class GameSoak:
         return True
 
     def power_cut(self, action: Action) -> bool:
-        """The power goes while the piece is in the hand; it goes down once the board is back."""
+        """The power goes while the first piece is in the hand; it goes down once the board is
+        back, and the rest of the action's pieces follow."""
         self.tally.power_cuts += 1
-        (step,) = self.profile.plan(self.state, action)
+        first, *rest = self.profile.plan(self.state, action)
+        assert isinstance(first, Step) and all(isinstance(step, Step) for step in rest)
         before = self.state
         expected = self._expect(action)
-        piece = self.session.take(step.source)
+        piece = self.session.take(first.source)
         self._wait(HAND_PAUSE / 2)
         self._new_events()
         self.session = self.session.restart(seed=self.seed)
         self._cursor = 0
         self._wait(HAND_PAUSE / 2)
-        self.session.give(step.target, piece)
+        self.session.give(first.target, piece)
+        for step in rest:
+            self._wait(HAND_PAUSE / 2)
+            piece = self.session.take(step.source)
+            self._wait(HAND_PAUSE / 2)
+            self.session.give(step.target, piece)
         self._wait(ACCEPT_WAIT, until=_EVENT_OF[expected[-1][0]])
         ok = self._check(expected)
         self._remember(before, action, expected)
@@ -554,28 +600,18 @@ class GameSoak:
         self._wait(0.5)
         self._new_events()
         with_new = self.rng.random() < P_NEW_WITH_PIECES
-        cells = [c for c in self.spec.cells if self.world.pieces_at(c)]
-        self.rng.shuffle(cells)
-        pressed_at = self.rng.randrange(len(cells)) if with_new and cells else None
+        acts = self._clearing()
+        pressed_at = self.rng.randrange(len(acts)) if with_new and acts else None
         if pressed_at is not None:
             tally.new_with_pieces += 1
-        problems = 0
-        for n, cell in enumerate(cells):
-            if n == pressed_at:
-                self.world.press("new")
-                self._wait(HAND_PAUSE)
-            while self.world.pieces_at(cell):
-                piece = self.world.lift(cell)
-                self._wait(HAND_PAUSE / 2)
-                self.session.give(self._home_of(piece), piece)
-                self._wait(HAND_PAUSE)
+        starts, clear_due = self._clear(acts, pressed_at)
         self._wait(ACCEPT_WAIT)
         events = self._new_events()
         started = [e for e in events if isinstance(e, GameStarted)]
-        problems += sum(1 for e in events if isinstance(e, Moved | Partial | Illegal | TakenBack))
-        if cells and not any(isinstance(e, Clear) for e in events):
+        problems = sum(1 for e in events if isinstance(e, Moved | Partial | Illegal | TakenBack))
+        if clear_due and not any(isinstance(e, Clear) for e in events):
             problems += 1
-        if len(started) != 1 or self.session.state != self.session.initial:
+        if len(started) != starts or self.session.state != self.session.initial:
             problems += 1
         self.tally.false_accepts += sum(1 for e in events if isinstance(e, Moved | Partial))
         # The next game's first move.
@@ -591,6 +627,34 @@ class GameSoak:
             problems += answers != expected
         tally.clears_ok += not problems
 
+    def _clearing(self) -> list[Callable[[], None]]:
+        """The hands' movements that clear the board, in the order they are made: every piece
+        of a cell back to its supply, cell by cell."""
+        cells = [c for c in self.spec.cells if self.world.pieces_at(c)]
+        self.rng.shuffle(cells)
+        return [partial(self._clear_cell, cell) for cell in cells]
+
+    def _clear_cell(self, cell: Cell) -> None:
+        while self.world.pieces_at(cell):
+            piece = self.world.lift(cell)
+            self._wait(HAND_PAUSE / 2)
+            self.session.give(self._home_of(piece), piece)
+            self._wait(HAND_PAUSE)
+
+    def _clear(
+        self, acts: Sequence[Callable[[], None]], pressed_at: int | None
+    ) -> tuple[int, bool]:
+        """Makes `acts`, pressing `new` before act number `pressed_at`. Returns how many games
+        the board must start meanwhile, and whether it must show what is left to clear: here
+        the board is clear only after the last act, so one game, and a `clear` if there was
+        anything to take off."""
+        for n, act in enumerate(acts):
+            if n == pressed_at:
+                self.world.press("new")
+                self._wait(HAND_PAUSE)
+            act()
+        return 1, bool(acts)
+
     def _home_of(self, piece: Any) -> str:
         """The supply a piece goes back to: the one holding its kind."""
         for supply in self.profile.supplies:
@@ -601,6 +665,8 @@ class GameSoak:
     # Trouble.
 
     _fault_seen = False
+    """The board reported a fault since the last one was injected (whatever the hands were
+    doing meanwhile: waiting for it, carrying captured pieces off)."""
 
     def fault(self, i2c: bool) -> bool:
         """An I2C error burst or an expander reset, while the board is quiet or just before the
@@ -612,11 +678,10 @@ class GameSoak:
         else:
             self.world.reset_expander(expander)
         tally.faults_injected += 1
+        self._fault_seen = False
         if rng.random() < 0.5:
             self._wait(QUIET_WAIT)
-            events = self._new_events()
-            self._unexpected(events)
-            self._fault_seen = any(isinstance(e, FaultSurvived) for e in events)
+            self._unexpected(self._new_events())
         return True
 
     def noise(self) -> None:
@@ -654,21 +719,28 @@ class GameSoak:
         tally = self.tally
         tally.illegal_made += 1
         tally.knocks += knock
-        self._hand(source, target, knock)
+        caught, recovered = self._put_right(
+            partial(self._hand, source, target, knock), partial(self._hand, target, source, knock)
+        )
+        tally.illegal_caught += caught
+        tally.recovered += recovered
+
+    def _put_right(self, wrong: Callable[[], None], back: Callable[[], None]) -> tuple[bool, bool]:
+        """Something wrong done by hand, then undone: whether the board said `illegal` (and
+        accepted nothing), and whether it then said `restored` and agrees with the game."""
+        wrong()
         self._wait(ACCEPT_WAIT, until=Illegal)
         events = self._new_events()
         caught = any(isinstance(e, Illegal) for e in events)
-        tally.illegal_caught += caught
-        tally.false_accepts += sum(
+        self.tally.false_accepts += sum(
             1 for e in events if isinstance(e, Moved | Partial | TakenBack | Fulfilled)
         )
-        self._hand(target, source, knock)
+        back()
         self._wait(ACCEPT_WAIT, until=Restored)
         events = self._new_events()
         restored = any(isinstance(e, Restored) for e in events)
         self._unexpected(events)
-        if caught and restored and self._agree():
-            tally.recovered += 1
+        return caught, caught and restored and self._agree()
 
     def _hand(self, source: Place, target: Place, slide: bool = False) -> None:
         """Moves the top piece of `source` to `target` at a hand's pace."""
@@ -726,6 +798,11 @@ class GameSoak:
         for place, stack in stacks.items():
             for channel in before[place] ^ _sees(world, place, stack):
                 frame ^= 1 << bits[(place, channel)]
+        return self._calls_illegal(frame)
+
+    def _calls_illegal(self, frame: int) -> bool:
+        """Whether the board showing the raw `frame` is one the referee must call illegal: no
+        legal continuation, takeback or hand merely holding pieces explains it."""
         profile, state, referee = self.profile, self.state, self.session.referee
         seen = profile.canonical(frame)
         if seen == profile.render(state) or profile.lifted_from(seen, state) is not None:
@@ -734,12 +811,19 @@ class GameSoak:
         if referee.history.takeback_depth(seen, start, profile.render):
             return False
         matcher = referee.matcher
-        changed = matcher.game_cells(profile.sensors.spots(seen ^ profile.render(start)))
         try:
-            found = matcher.search(start, seen, changed, across=matcher.any_reply)
+            found = matcher.search(
+                start, seen, self._cells_to_search(seen), across=matcher.any_reply
+            )
         except SearchLimitError:
             return True
         return not found.exact and not found.endings and seen != profile.render(start)
+
+    def _cells_to_search(self, seen: int) -> frozenset[Cell]:
+        """The game cells whose actions the referee tries in reading `seen`: those that differ
+        from the turn's start."""
+        start = self.profile.render(self.session.referee.turn_start)
+        return self.session.referee.matcher.game_cells(self.profile.sensors.spots(seen ^ start))
 
 
 _EVENT_OF: dict[str, type[Event]] = {"move": Moved, "partial": Partial, "fulfilled": Fulfilled}
@@ -763,6 +847,8 @@ def _sees(world: Any, place: Place, stack: Sequence[Any]) -> frozenset[str]:
         return frozenset({""}) if stack else frozenset()
     tile = world.tile_at(place)
     seen = set(tile.signature) if tile is not None else set()
+    if tile is not None and world.key_of(tile) == place:
+        seen |= tile.key
     for piece in stack:
         seen |= piece.kind.signature
     return frozenset(seen)
@@ -773,6 +859,16 @@ def _pairs(
 ) -> Iterator[tuple[Place, Place]]:
     while True:
         yield rng.choice(sources), rng.choice(targets)
+
+
+def _player_for(profile: Profile) -> type[GameSoak]:
+    """Who plays the games: a player who also shifts and turns tiles where the game has them
+    (that module builds on this one, so it is imported only once this one is loaded)."""
+    if profile.tile is None:
+        return GameSoak
+    from .soak_tiles import TileGameSoak
+
+    return TileGameSoak
 
 
 def soak(
@@ -788,13 +884,17 @@ def soak(
     spec = board if isinstance(board, BoardSpec) else load_board(board)
     found = get_game(game)
     resolved = found.resolve_options(options)
-    tally = Tally(game=found.name, board=spec.name, seed=seed)
+    asked = {name: resolved[name] for name in options or {}}
+    profile = profile_for(found, spec, resolved)
+    tiles = profile.tile is not None
+    tally = Tally(game=found.name, board=spec.name, seed=seed, options=asked, tiles=tiles)
+    player = _player_for(profile)
     seeds = random.Random(seed)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="magboard-soak-") as folder:
         journal = Path(folder) / "journal.jsonl"
         for _ in range(games):
-            GameSoak(spec, found, resolved, seeds.randrange(2**32), tally, journal).play()
+            player(spec, found, resolved, seeds.randrange(2**32), tally, journal).play()
             tally.games += 1
     tally.wall_seconds = time.perf_counter() - started
     return tally
@@ -815,6 +915,12 @@ def format_report(tally: Tally) -> str:
     wins = ", ".join(f"{name} {count}" for name, count in sorted(tally.wins.items()))
     results = f"{wins}, draws {tally.draws}" if wins else f"draws {tally.draws}"
     speed = tally.virtual_seconds / tally.wall_seconds if tally.wall_seconds else 0.0
+    nudged = [("of which tiles nudged", f"{tally.tiles_nudged}", "")] if tally.tiles else []
+    whole = "the board still only at the end"
+    whole_turns = [("whole turns", f"{tally.whole_turns}", whole)] if tally.tiles else []
+    first = f"next player first {tally.moved_first} (refused {tally.moved_first_refused})"
+    done = f"late {tally.late_obligations}, {first}" if tally.tiles else "carried out by hand"
+    obligations = [("obligations", f"{tally.obligations}", done)] if tally.obligations else []
     rows = [
         ("games", f"{tally.games}", f"finished {tally.finished} ({results})"),
         ("moves made", f"{tally.moves}", f"accepted {tally.accepted}"),
@@ -826,6 +932,7 @@ def format_report(tally: Tally) -> str:
             f"caught {tally.illegal_caught}, recovered {tally.recovered}",
         ),
         ("of which knocks", f"{tally.knocks}", ""),
+        *nudged,
         ("bumps", f"{tally.bumps}", f"false alarms {tally.false_alarms}"),
         ("fast replies", f"{tally.fast_replies}", ""),
         (
@@ -836,6 +943,8 @@ def format_report(tally: Tally) -> str:
         ("takebacks", f"{tally.takebacks}", f"carried out {tally.taken_back}"),
         ("power cuts", f"{tally.power_cuts}", "a piece in the hand each"),
         ("quick presses", f"{tally.quick_presses}", ""),
+        *whole_turns,
+        *obligations,
         (
             "boards cleared",
             f"{tally.boards_cleared}",
@@ -854,7 +963,9 @@ def format_report(tally: Tally) -> str:
     ]
     label = max(len(r[0]) for r in rows)
     value = max(len(r[1]) for r in rows)
-    lines = [f"soak: {tally.game} on {tally.board}, {tally.games} games, seed {tally.seed}"]
+    options = " ".join(f"{name}={setting}" for name, setting in tally.options.items())
+    game = f"{tally.game} ({options})" if options else tally.game
+    lines = [f"soak: {game} on {tally.board}, {tally.games} games, seed {tally.seed}"]
     lines += [f"  {a:<{label}}  {b:>{value}}  {c}".rstrip() for a, b, c in rows]
     verdict = "PASS" if tally.ok else "FAIL: " + "; ".join(tally.failures)
     lines.append(f"  {'result':<{label}}  {verdict}")

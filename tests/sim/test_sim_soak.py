@@ -6,8 +6,10 @@ import json
 
 import pytest
 
+from magboard.firmware.games import CARRY_OUT
 from magboard.host import cli
 from magboard.sim import soak as soak_module
+from magboard.sim import soak_tiles
 from magboard.sim.soak import Tally, format_report, soak
 
 
@@ -103,3 +105,67 @@ def test_nonsense_gets_one_line(capsys):
     assert "1 game or more" in capsys.readouterr().err
     assert cli.main(["soak", "--game", "chess"]) == 2
     assert "no game called 'chess'" in capsys.readouterr().err
+
+
+# Games on tiles that shift and turn.
+
+
+@pytest.fixture
+def nudgy(troublesome, monkeypatch):
+    """Tiles nudged often too."""
+    monkeypatch.setattr(soak_tiles, "P_NUDGE", 0.3)
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "seed"),
+    [
+        ("meep-tac-toe", {"maneuver": "none"}, 1),
+        ("meep-tac-toe", {"maneuver": "rotate"}, 2),
+        ("meep-tac-toe", {"maneuver": "advanced"}, 5),
+        ("meeple-maneuver", {}, 2),
+    ],
+)
+def test_tile_games_with_trouble_are_refereed_without_a_slip(nudgy, game, options, seed):
+    tally = soak(game, "r1", games=2, seed=seed, options=options)
+    consistent(tally)
+    assert tally.tiles and tally.options == options
+    assert 0 < tally.tiles_nudged < tally.illegal_made
+    assert tally.bumps > 0 and tally.faults_injected > 0
+    assert tally.boards_cleared == tally.clears_ok == 2
+    assert tally.new_with_pieces > 0
+    if options.get("maneuver") == "none":  # a turn is one movement: it can be undone, or replied to
+        assert tally.whole_turns == 0
+        assert tally.takebacks == tally.taken_back > 0
+        assert tally.fast_replies > 0
+    else:  # a meeple, then its tile: in one go, or with the board still between
+        assert tally.whole_turns > 0 and tally.takebacks == tally.fast_replies == 0
+
+
+def test_captured_meeples_are_waited_for_and_the_next_player_kept_back(monkeypatch):
+    monkeypatch.setattr(soak_tiles, "P_LATE", 1.0)
+    monkeypatch.setattr(soak_tiles, "P_FIRST", 1.0)
+    monkeypatch.setattr(soak_module, "P_POWER_CUT", 1.0)
+    cut = []
+    power_cut = soak_tiles.TileGameSoak.power_cut
+
+    def spy(self, action):
+        cut.append(action)
+        return power_cut(self, action)
+
+    monkeypatch.setattr(soak_tiles.TileGameSoak, "power_cut", spy)
+    tally = soak("meeple-maneuver", "r1", games=1, seed=10)
+    consistent(tally)
+    assert tally.obligations == tally.late_obligations > 0
+    assert tally.moved_first == tally.moved_first_refused > 0
+    assert CARRY_OUT in cut  # a captured meeple in the hand as the power went
+    assert "obligations" in format_report(tally)
+
+
+def test_the_command_takes_the_game_and_its_options(capsys):
+    argv = ["soak", "--game", "meep-tac-toe", "--option", "maneuver=rotate", "--games", "1"]
+    assert cli.main(argv) == 0
+    out, _ = capsys.readouterr()
+    assert out.startswith("soak: meep-tac-toe (maneuver=rotate) on r1, 1 games, seed 1")
+    assert "whole turns" in out and "of which tiles nudged" in out
+    assert cli.main(["soak", "--game", "meep-tac-toe", "--option", "maneuver=sideways"]) == 2
+    assert "maneuver" in capsys.readouterr().err
