@@ -465,14 +465,18 @@ class Referee:
 
     # Obligations.
 
+    def _obliged_spots(self) -> frozenset[Spot]:
+        """The board places the pending obligations move pieces from and to."""
+        spots: set[Spot] = set()
+        for duty in self.position.obligations:
+            for spot in duty.sources | duty.targets:
+                spots.add(spot if isinstance(spot, str) else self.profile.to_board(spot))
+        return frozenset(spots)
+
     def _oblige(self, now: float, frame: int | None) -> None:
         """The rules need pieces moved by hand: blink them until the board shows it done."""
         position = self.position
-        spots: set[Spot] = set()
-        for duty in position.obligations:
-            for spot in duty.sources | duty.targets:
-                spots.add(spot if isinstance(spot, str) else self.profile.to_board(spot))
-        places = self.profile.places_of(spots)
+        places = self.profile.places_of(self._obliged_spots())
         detail = "; ".join(duty.detail for duty in position.obligations)
         self.emit(Obligation(now, self.history[-1].player, detail, tuple(_labels(places))))
         self.status = self._status(Phase.OBLIGATION, now, obligation=places)
@@ -486,6 +490,12 @@ class Referee:
         profile = self.profile
         if frame == profile.render(done):
             self._carry_out(now, frame)
+            return
+        early = profile.lifted_from(frame, done)
+        if early is not None and not early & self._obliged_spots():
+            # Done, while the next player already holds a piece for the next turn.
+            self._carry_out(now, frame)
+            self._in_hand(early, now, raw)
             return
         waiting = frame == profile.render(self.position)
         if waiting and self._mistaken:
