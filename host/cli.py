@@ -23,6 +23,7 @@ from magboard.hardware.spec import BoardSpecError
 from magboard.sim import subcommands as sim_commands
 
 from . import subcommands as host_commands
+from .overlay import subcommands as overlay_commands
 
 DESCRIPTION = "The `magboard` command: one entry point, a subcommand per job."
 BENCHES = {**firmware_commands.BENCHES, **sim_commands.BENCHES}
@@ -34,6 +35,7 @@ def _parser() -> argparse.ArgumentParser:
     firmware_commands.add(commands)
     hardware_commands.add(commands)
     host_commands.add(commands)
+    overlay_commands.add(commands)
     sim_commands.add(commands)  # after the firmware's: it gives `run` its --sim
     _add_bench(commands, BENCHES)
     return parser
