@@ -18,9 +18,10 @@ from .core import (
     UnknownGameError,
 )
 from .grid import Cell, cell_name, draw_grid, parse_cell
+from .magnetmen import rules as magnetmen
 from .registry import all_games, get_game, register
 
-for _module in (tictactoe, tictaccap, tictacdoh, lance, meeptactoe, meeplemaneuver):
+for _module in (tictactoe, tictaccap, tictacdoh, lance, meeptactoe, meeplemaneuver, magnetmen):
     register(_module.GAME)
 
 __all__ = [

@@ -30,6 +30,27 @@ KNOWN_PERFT = [
     # perft(3) is 4,129,536 (minutes here): test_tile_perft.py checks it against the model in
     # the deep run, and a sample of depth-2 positions in every run.
     ("meeple-maneuver", {}, [172, 27800, 4129536]),
+    # Magnetmen from this engine, reproduced by the independent model in magnetmen_model.py
+    # (test_magnetmen.py, which also compares the children of a sample of the default first
+    # turns one by one). By hand: the default board (seed 1) has 53 squares without a power and
+    # 11 Explorers, each collected and then one of the other 63 squares destroyed: 53 + 11 x 63
+    # = 746. Its perft(3), about 491,068 x 640 = 3 x 10^8 positions, is out of reach of a test;
+    # the small expert boards below go to depth 3: seed 278 with Doctors, a King (main: no more
+    # turns), Singers (main: their neighbours closed) and Taxi Drivers; seed 216 with Police,
+    # Life Guards, and a King and Judges on their alternative texts; seed 239 with three players,
+    # Mail Carriers, and Life Guards and Singers (icons destroyed) on their alternative texts.
+    ("magnetmen", {}, [746, 491068]),
+    ("magnetmen", {"size": "small", "set": "expert", "seed": 278}, [36, 1239, 29916]),
+    (
+        "magnetmen",
+        {"size": "small", "set": "expert", "powers": "random", "seed": 216},
+        [36, 1206, 28283],
+    ),
+    (
+        "magnetmen",
+        {"size": "small", "set": "expert", "powers": "random", "seed": 239, "players": 3},
+        [38, 1628, 79812],
+    ),
     # The test game (tests/support/stones.py), reproduced by the model in test_stones.py.
     ("stones", {}, [9, 84, 696, 5306]),
 ]
