@@ -99,28 +99,27 @@ def best_explained(
     profile: Profile, readings: Sequence[Reading], seen: int, trail: Sequence[int] = ()
 ) -> list[Reading]:
     """One reading per final position, each the way to it that explains the most of the sensor
-    bits `seen` change and then claims the fewest changes the board never saw, then whose
-    positions on the way the board showed most often (`trail`, the frames passed through); of
-    those, the positions whose best way scores highest (all of them where they tie). Two ways
-    to one position are scored apart: a tile placed on d1 and slid to d6 explains d1's sensor,
-    a neutral tile put on d1 and slid away does not, though both end the same; a grid tile
-    shifted then turned passes through the shifted tile, turned then shifted through the
-    turned one, and the frames say which the hands did."""
+    bits `seen` change, then claims the fewest changes the board never saw, then passes through
+    the most positions the board showed (`trail`, the frames passed through); of those, the
+    positions whose best way scores highest (all of them where they tie). A tile placed on d1
+    and slid to d6 explains d1's sensor, a neutral tile put on d1 and slid away does not,
+    though both end the same; a grid tile shifted then turned passes through the shifted tile,
+    turned then shifted through the turned one; two Magnetmen Pilots collected one after the
+    other end with the same tokens down either way, but with a different square owed next, and
+    the frames say which came first."""
     if len(readings) < 2:
         return list(readings)
     shown = set(trail)
-    best: dict[object, tuple[tuple[int, int], int, Reading]] = {}
+    best: dict[object, tuple[tuple[int, int, int], Reading]] = {}
     for reading in readings:
         bits = path_bits(profile, reading)
-        score = ((bits & seen).bit_count(), -(bits & ~seen).bit_count())
-        key = reading.state.key()
-        if key in best and score < best[key][0]:
-            continue
         witnessed = _witnessed(profile, reading, shown) if shown else 0
-        if key not in best or (score, witnessed) > best[key][:2]:
-            best[key] = (score, witnessed, reading)
-    top = max(score for score, _, _ in best.values())
-    return [reading for score, _, reading in best.values() if score == top]
+        score = ((bits & seen).bit_count(), -(bits & ~seen).bit_count(), witnessed)
+        key = reading.state.key()
+        if key not in best or score > best[key][0]:
+            best[key] = (score, reading)
+    top = max(score for score, _ in best.values())
+    return [reading for score, reading in best.values() if score == top]
 
 
 def _witnessed(profile: Profile, reading: Reading, shown: set[int]) -> int:

@@ -22,18 +22,21 @@ TURNS_PER_PROFILE = 400
 WALKS_PER_TURN = 12
 
 
-def walk(profile: Profile, start: State, rng: random.Random) -> tuple[State, int]:
+def walk(profile: Profile, start: State, rng: random.Random) -> tuple[State, int, list[int]]:
     """A random way through the turn by seen actions, stopping at its end or anywhere before,
-    with the sensor bits it changed on the way: written here, not the referee's."""
+    with the sensor bits it changed on the way and the frames it showed, one an action (a hand
+    makes one at a time): written here, not the referee's."""
     state, anchor, bits = start, profile.render(start), 0
+    frames = [anchor]
     while True:
         seen = [a for a in state.legal_actions() if a.seen]
         if not seen:  # only the button is left: the turn ends unseen
-            return state, bits
+            return state, bits, frames
         state = state.apply(rng.choice(seen))
-        bits |= profile.render(state) ^ anchor
+        frames.append(profile.render(state))
+        bits |= frames[-1] ^ anchor
         if state.turn != start.turn or state.outcome() is not None or rng.random() < 0.3:
-            return state, bits
+            return state, bits, frames
 
 
 @pytest.mark.parametrize(("game_name", "board_name", "options"), CASES, ids=CASE_IDS)
@@ -51,10 +54,10 @@ def test_every_continuation_is_read_from_its_frame_alone(game_name, board_name, 
                 state = state.apply(PASS)  # a forced pass, which the referee makes itself
                 continue
             for _ in range(WALKS_PER_TURN):
-                after, bits = walk(profile, state, rng)
+                after, bits, frames = walk(profile, state, rng)
                 changed = matcher.game_cells(profile.sensors.spots(bits))
                 found = matcher.search(state, profile.render(after), changed)
-                read = best_explained(profile, found.exact, bits)
+                read = best_explained(profile, found.exact, bits, frames)
                 assert [r.state.key() for r in read] == [after.key()], after
             begun = state.turn
             while state.turn == begun and state.outcome() is None:
