@@ -10,6 +10,7 @@ from magboard.hardware.spec import BoardSpec
 
 from .base import Profile, ProfileError
 from .lance import lance_profile
+from .magnetmen import magnetmen_profile
 from .parts import (
     Difference,
     Layout,
@@ -35,6 +36,7 @@ _PROFILES: dict[tuple[str, str], ProfileMaker] = {
     ("tic-tac-cap", "r1"): tictaccap_profile,
     ("tic-tac-doh", "r1"): tictacdoh_profile,
     ("lance-assembly", "r1"): lance_profile,
+    ("magnetmen", "r1"): magnetmen_profile,
     ("meep-tac-toe", "r1"): meeptactoe_profile,
     ("meeple-maneuver", "r1"): meeplemaneuver_profile,
 }
@@ -55,9 +57,10 @@ def profiled_pairs() -> list[tuple[str, str]]:
     return sorted(_PROFILES)
 
 
-TURN_OPTIONS = {"meep-tac-toe": "maneuver"}
-"""Per game, the option that changes what a turn is made of: each of its choices is a profile of
-its own to prove unambiguous, soak and benchmark."""
+TURN_OPTIONS = {"meep-tac-toe": "maneuver", "magnetmen": "set"}
+"""Per game, the option that changes what a turn is made of (Meep Tac Toe's tile actions, the
+Magnetmen whose powers add to a turn): each of its choices is a profile of its own to prove
+unambiguous, soak and benchmark."""
 
 
 def profiled_variants() -> list[tuple[str, str, dict[str, Any]]]:
