@@ -91,6 +91,18 @@ class Obligation(Event):
 
 
 @dataclass(frozen=True)
+class ChoiceOffered(Event):
+    """The rules wait for `player` to choose (an icon to lose or to gain in Magnetmen): the
+    options in notation, and the one the seat button now points at (`current`); the `menu`
+    button, the page or the link's `choose` takes it."""
+
+    TYPE = "choice"
+    player: int
+    options: tuple[str, ...]
+    current: int
+
+
+@dataclass(frozen=True)
 class Fulfilled(Event):
     """The board shows an obligation carried out: play goes on."""
 
@@ -274,6 +286,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Partial,
         InHand,
         Obligation,
+        ChoiceOffered,
         Fulfilled,
         Clear,
         Illegal,

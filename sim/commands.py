@@ -30,6 +30,7 @@ shift-tile CELL WAY      shift the 2x2 tile covering CELL one cell up, down, lef
                          with the pieces on it (e5 left)
 turn-tile CELL cw|ccw    turn the 2x2 tile covering CELL a quarter, with the pieces on it
 play ACTION              make a game move by hand, in the game's notation
+choose OPTION            make a choice the rules leave to a player (A-Baker, end)
 press BUTTON             press and release a button (seat-1, new, ...)
 fault KIND [ARG]         i2c-burst U1 | expander-reset U1 | noise SECONDS | bounce on|off
 help                     this text"""
@@ -71,6 +72,7 @@ class Hands:
             "shift-tile": self._shift_tile,
             "turn-tile": self._turn_tile,
             "play": self._play,
+            "choose": self._choose,
             "press": self._press,
             "fault": self._fault,
         }
@@ -198,6 +200,12 @@ class Hands:
         self._need(args, 1, "play ACTION")
         session = self.session
         session.perform(session.state.parse_action(args[0]))
+
+    def _choose(self, args: list[str]) -> None:
+        if not args:
+            raise CommandRefused("usage: choose OPTION")
+        session = self.session
+        session.loop.choose(" ".join(args), session.clock.now())
 
     def _press(self, args: list[str]) -> None:
         self._need(args, 1, "press BUTTON")

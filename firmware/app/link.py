@@ -8,7 +8,8 @@ writes are non-blocking and polled once a loop step, a host that does not read l
 few seconds while the board goes on refereeing.
 
 Commands are JSON objects, one a line (docs/protocol.md, "Serial link"): `hello`, `state`,
-`press` (a virtual button, the same as the physical one) and `new-game`. Anything else is
+`press` (a virtual button, the same as the physical one), `choose` (a choice the rules leave to
+a player) and `new-game`. Anything else is
 answered with a `note` whose text begins "refused:", and nothing changes.
 """
 
@@ -47,6 +48,7 @@ FIELDS: Mapping[str, frozenset[str]] = {
     "hello": frozenset(),
     "state": frozenset(),
     "press": frozenset({"button"}),
+    "choose": frozenset({"action"}),
     "new-game": frozenset(),
 }
 """Each command and the fields it takes besides `do`."""
@@ -340,6 +342,14 @@ class SerialLink:
             button = self._button(command)
             self.loop.button(button, True, now, now)
             self.loop.button(button, False, now, now)
+        elif name == "choose":
+            action = command.get("action")
+            if not isinstance(action, str):
+                raise Refused('choose: which option? like {"do": "choose", "action": "A-Baker"}')
+            try:
+                self.loop.choose(action, now)
+            except ValueError as error:
+                raise Refused(f"choose: {error}") from None
         else:
             self.loop.new_game(now)
 

@@ -106,6 +106,11 @@ class BoardLoop:
             if name == "new":
                 self.scanner.debouncer.forget_stable()
 
+    def choose(self, text: str, now: float) -> None:
+        """A choice the rules leave to a player, made on the page or over the link (a
+        ValueError says why it is refused)."""
+        self.referee.choose(text, now)
+
     def new_game(self, now: float) -> None:
         """Starts the game again, as the `new` button does (without the button)."""
         self.referee.new_game(now, self.scanner.debouncer.debounced)

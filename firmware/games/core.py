@@ -230,6 +230,19 @@ class State(ABC):
         return self.outcome() is None and self.legal_actions() == (PASS,)
 
     @property
+    def chooser(self) -> int | None:
+        """The seat whose choice the rules wait for, where what comes next is a choice no
+        sensor sees (Magnetmen's Actress); None where no choice is pending."""
+        return None
+
+    def choices(self) -> tuple[Action, ...]:
+        """The pending choice's options: the unseen actions legal now (ending the turn where
+        the chooser may stop)."""
+        if self.chooser is None:
+            return ()
+        return tuple(a for a in self.legal_actions() if not a.seen)
+
+    @property
     def obligations(self) -> tuple[Obligation, ...]:
         """Follow-ups still to be made by hand; while there are any, the only legal action is
         `CARRY_OUT` and the next turn waits."""

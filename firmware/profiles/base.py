@@ -216,6 +216,11 @@ class Profile(ABC):
                 placed.add(name)
         return Movement(frozenset(lifted), frozenset(placed))
 
+    def choice_places(self, state: State, action: Action) -> frozenset[Place]:
+        """Board places to light while a pending choice points at `action` (the squares of the
+        Magnetman type it names); none by default."""
+        return frozenset()
+
     def tried(self, state: State) -> tuple[Action, ...]:
         """Actions the rules forbid here that a hand may still make and the board can draw,
         so a refusal can say why (`explain.forbidden`). Most games need none: their refused

@@ -16,7 +16,7 @@ from typing import Any
 from magboard.firmware.games import Action, Cell, State, get_game
 from magboard.firmware.games.magnetmen.generator import SIZES
 from magboard.firmware.games.magnetmen.rules import Collect, Destroy, MagnetmenState
-from magboard.hardware.spec import BoardSpec
+from magboard.hardware.spec import BoardSpec, Place
 
 from .base import Profile
 from .parts import Layout, PieceKind, Step, Supply
@@ -41,6 +41,28 @@ class MagnetmenProfile(Profile):
             kind = DESTROYED if state.destroyed & low else COLLECTED
             cells[self.to_board((i % width, i // width))] = (kind,)
         return Layout(cells, {})
+
+    def choice_places(self, state: State, action: Action) -> frozenset[Place]:
+        """The squares of the type an icon choice names."""
+        assert isinstance(state, MagnetmenState)
+        kind = getattr(action, "kind", None)
+        width = state.setup.width
+        return frozenset(
+            self.to_board((i % width, i // width))
+            for i, name in enumerate(state.printed.squares)
+            if name == kind
+        )
+
+    def next_up(self, state: State) -> tuple[frozenset[Place], frozenset[Place]]:
+        """At a turn's start and between its collections, the squares the mover may collect,
+        dim in their colour."""
+        assert isinstance(state, MagnetmenState)
+        cells = {
+            self.to_board(action.cell)
+            for action in state.legal_actions()
+            if isinstance(action, Collect)
+        }
+        return frozenset(), frozenset(cells)
 
     def placement(self, state: State, kind: PieceKind, cell: Cell) -> Action | None:
         game_cell = self.to_game(cell)

@@ -2,7 +2,7 @@
 takeback, obligations, and clearing between games."""
 
 from .matcher import Matcher, Reading, SearchLimitError
-from .referee import Referee
+from .referee import ChoiceError, Referee
 from .status import Phase, Status
 
 PLAY, IN_HAND, ILLEGAL, OBLIGATION, OVER, CLEARING = (
@@ -21,6 +21,7 @@ __all__ = [
     "OBLIGATION",
     "OVER",
     "PLAY",
+    "ChoiceError",
     "Matcher",
     "Phase",
     "Reading",

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from magboard.firmware.events import (
+    ChoiceOffered,
     Clear,
     Event,
     Fulfilled,
@@ -42,10 +43,16 @@ from .history import History, Turn, notation
 from .matcher import Matcher, Reading, SearchLimitError
 from .status import Phase, Status
 
+MENU = "menu"
+"""The button that takes the option a pending choice points at."""
 TRAIL_LIMIT = 400
 """Frames kept since a turn began. A board fiddled with for longer than this loses its oldest
 frames; a reply that needed them is then refused and the board asks for a put-back."""
 MOVEMENT_CACHE = 10_000
+
+
+class ChoiceError(ValueError):
+    """A choice sent from the page or the link that the board is not waiting for."""
 
 
 def spot_label(spot: Spot) -> str:
@@ -74,6 +81,9 @@ class Referee:
         self._movements: dict[tuple[State, Action], Movement] = {}
         self._restart(initial)
         self._clearing = False
+        self._offered: tuple[Action, ...] = ()
+        self._choice = 0
+        """The pending choice's options, and the one the seat button points at."""
         self._next_announced = False
         """While clearing: the next game was already announced (by `new`)."""
         self.status = Status(Phase.PLAY, 0.0, initial.to_move)
@@ -365,6 +375,8 @@ class Referee:
             self.new_game(now, raw)
             return
         seat = self._seat_of(button)
+        if self._press_choice(button, seat, now):
+            return
         if raw is not None and seat == self.turn_start.to_move and not self._clearing:
             self._judge_before_ending(raw, now)
         if (
@@ -376,6 +388,55 @@ class Referee:
             after = self.position.apply(END_TURN)
             reading = Reading(after, (*self._partial, END_TURN), True, self.turn_start)
             self._accept(reading, now, None)
+
+    # Choices the rules leave to a player.
+
+    def _press_choice(self, button: str, seat: int | None, now: float) -> bool:
+        """While a choice is pending: the chooser's seat button steps through the options, the
+        `menu` button takes the one pointed at. True if the press was the choice's."""
+        options = self.position.choices() if self.status.phase == Phase.PLAY else ()
+        if not options or self._clearing:
+            return False
+        if button == MENU:
+            self._take_choice(options[self._choice % len(options)], now)
+            return True
+        if seat is not None and seat == self.position.chooser:
+            self._choice = (self._choice + 1) % len(options)
+            self._offer_choice(now, force=True)
+            return True
+        return False
+
+    def choose(self, text: str, now: float) -> None:
+        """A choice made on the page or over the link, in the game's notation; a ValueError
+        (a GameError or ChoiceError) says why one is refused."""
+        if self._clearing or self.status.phase != Phase.PLAY or not self.position.choices():
+            raise ChoiceError("no choice is waiting: the board shows what to do")
+        action = self.position.parse_action(text)
+        if action not in self.position.choices():
+            raise ChoiceError(f"{text} is made on the board, not chosen")
+        self._take_choice(action, now)
+
+    def _take_choice(self, action: Action, now: float) -> None:
+        after = self.position.apply(action)
+        done = after.turn != self.turn_start.turn or after.outcome() is not None
+        self._accept(Reading(after, (*self._partial, action), done, self.turn_start), now, None)
+
+    def _offer_choice(self, now: float, force: bool = False) -> None:
+        """Says what the rules wait for someone to choose, and lights the squares the option
+        pointed at concerns; a new choice starts at its first option."""
+        options = self.position.choices()
+        if not options:
+            self._offered = ()
+            return
+        if options != self._offered:
+            self._offered, self._choice, force = options, 0, True
+        current = options[self._choice]
+        chooser = self.position.chooser
+        assert chooser is not None
+        if force:
+            self.emit(ChoiceOffered(now, chooser, notation(options), self._choice))
+        places = self.profile.choice_places(self.position, current)
+        self.status = replace(self.status, targets=places, due=frozenset())
 
     def time_up(self, now: float, raw: int | None = None) -> None:
         """The mover's clock ran out. What the board shows first counts, as for a press; then
@@ -615,6 +676,8 @@ class Referee:
         self._mistaken = False
         phase = Phase.OVER if self.position.outcome() else Phase.PLAY
         self.status = self._status(phase, now)
+        if phase == Phase.PLAY:
+            self._offer_choice(now)
 
     def _status(self, phase: Phase, now: float, **extra) -> Status:
         position, profile = self.position, self.profile

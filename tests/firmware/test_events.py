@@ -18,6 +18,7 @@ SAMPLES = [
     ev.InHand(2.0, 0, ("supply:X",), ("a1", "b2")),
     ev.Obligation(2.5, 1, "return the captured meeple", ("c4",)),
     ev.Fulfilled(2.6, 1, "return the captured meeple"),
+    ev.ChoiceOffered(2.7, 2, ("C-Guitarist", "C-Athlete", "end"), 1),
     ev.Clear(2.7, ("b2",), ("A3",)),
     ev.Illegal(3.0, 0, ("b2",), ("A4",), "no legal move gives this board"),
     ev.Restored(3.5),

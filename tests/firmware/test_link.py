@@ -209,7 +209,7 @@ GARBAGE = [
     (b'"hello"', "a command is a JSON object"),
     (b"{}", "a command says what to do"),
     (b'{"type":"move","t":1.0,"player":0,"actions":["b2"],"turn":1}', "a command says"),
-    (b'{"do": "fly"}', "unknown command 'fly' (commands: hello, state, press, new-game)"),
+    (b'{"do": "fly"}', "unknown command 'fly' (commands: hello, state, press, choose, new-game)"),
     (b'{"do": 3}', "unknown command 3"),
     (b'{"do": "hello", "please": true}', "hello: unknown field 'please'"),
     (b'{"do": "new-game", "game": "chess"}', "new-game: unknown field 'game'"),

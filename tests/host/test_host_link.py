@@ -231,7 +231,7 @@ def test_the_host_drives_the_simulated_board(board):
         seen = until(session, host, lambda es: any(isinstance(e, Note) for e in es))
         notes = [e.text for e in seen if isinstance(e, Note)]
         assert notes == [
-            "refused: unknown command 'launch' (commands: hello, state, press, new-game)"
+            "refused: unknown command 'launch' (commands: hello, state, press, choose, new-game)"
         ]
         host.send({"do": "state"})
         seen = until(session, host, lambda es: any(isinstance(e, GameStarted) for e in es))

@@ -564,6 +564,18 @@ class MagnetmenState(State):
         return self.setup.printed
 
     @property
+    def chooser(self) -> int | None:
+        """An Actress's leading or last-placed player choosing an icon, or the mover choosing
+        icons for the Singer (alternative text) to destroy."""
+        if self.result is not None:
+            return None
+        if self.duty in (Duty.LOSE, Duty.GAIN):
+            return self.choosers[0]
+        if self.singer and self.duty is Duty.NONE and self._optional_left():
+            return self.to_move
+        return None
+
+    @property
     def can_end_turn(self) -> bool:
         """The turn did its collection and owes nothing: what is left is optional."""
         return self.result is None and self.collections > 0 and self.duty is Duty.NONE
