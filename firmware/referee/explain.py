@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from magboard.firmware.games import State
+from magboard.firmware.games import Cell, State
 from magboard.firmware.profiles import Difference, Profile
 from magboard.hardware.spec import Slot, place_label
 
@@ -18,10 +18,15 @@ def forbidden(profile: Profile, position: State, frame: int) -> str | None:
     return None
 
 
-def explain(profile: Profile, position: State, difference: Difference) -> str:
-    """When the board shows one piece taken from a sensed supply and put on one cell: the
-    placement the hand tried, refused by the rules. Otherwise a general word."""
+def explain(profile: Profile, position: State, difference: Difference, frame: int) -> str:
+    """When the board shows one piece taken from a sensed supply and put on one cell, or one
+    piece more on one cell from a box no sensor sees: the placement the hand tried, refused by
+    the rules. Otherwise a general word."""
     cells = [p for p in difference.remove if not isinstance(p, Slot)]
+    if len(cells) == 1 and not difference.put_back and not isinstance(cells[0], Slot):
+        tried = _from_a_box(profile, position, cells[0], frame)
+        if tried is not None:
+            return tried
     emptied = {p for p, _ in difference.put_back if isinstance(p, Slot)}
     supplies = [s for s in profile.supplies if emptied & set(s.slots)]
     if len(cells) == 1 and len(supplies) == 1 and len(difference.put_back) == 1:
@@ -37,3 +42,19 @@ def explain(profile: Profile, position: State, difference: Difference) -> str:
             if not position.is_legal(tried):
                 return position.why_illegal(tried)
     return "no legal move gives this board"
+
+
+def _from_a_box(profile: Profile, position: State, cell: Cell, frame: int) -> str | None:
+    """Why the rules refuse a piece from an unsensed box put on `cell`, told from the magnets
+    the cell shows beyond the position's; None where no such piece shows or the rules allow it."""
+    added = (frame & ~profile.render(position)) & profile.sensors.spot_mask(cell)
+    bit = profile.spec.sensor_bit
+    for supply in profile.supplies:
+        if supply.sensed:
+            continue
+        for kind in supply.kinds:
+            if added == sum(1 << bit[(cell, channel)] for channel in kind.signature):
+                tried = profile.placement(position, kind, cell)
+                if tried is not None and not position.is_legal(tried):
+                    return position.why_illegal(tried)
+    return None

@@ -662,7 +662,9 @@ class Referee:
         self._reported = difference
         self._mistaken = True
         remove, put_back = difference.labels()
-        detail = detail or explain(self.profile, self.position, difference)
+        detail = detail or explain(
+            self.profile, self.position, difference, self.profile.canonical(raw)
+        )
         self.emit(Illegal(now, self.position.to_move, remove, put_back, detail))
         self.status = self._status(Phase.ILLEGAL, now, difference=difference)
 
