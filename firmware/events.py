@@ -152,11 +152,15 @@ class TakenBack(Event):
 
 @dataclass(frozen=True)
 class GameOver(Event):
+    """The game has ended: its winners (none is a draw), why, the winning line's places, and
+    each seat's final score in seat order where the game counts one."""
+
     TYPE = "game-over"
     winners: tuple[int, ...]
     names: tuple[str, ...]
     reason: str
     line: tuple[str, ...] = ()
+    scores: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

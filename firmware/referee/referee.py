@@ -512,6 +512,7 @@ class Referee:
                     tuple(seats[p] for p in outcome.winners),
                     outcome.reason,
                     line,
+                    outcome.scores,
                 )
             )
 

@@ -24,6 +24,7 @@ SAMPLES = [
     ev.Restored(3.5),
     ev.TakenBack(4.0, 0, ("b2",)),
     ev.GameOver(5.0, (0,), ("X",), "three in a row", ("a1", "b2", "c3")),
+    ev.GameOver(6.0, (1, 2), ("B", "C"), "highest score, shared", (), (12, 19, 19)),
     ev.ClockChanged(5.05, 1, "reserve", 0.0, (300.0, 287.5)),
     ev.LedFrame(5.1, "ff0000000000"),
     ev.FaultSurvived(6.0, "i2c-error", "U1 i2c1 0x20", "read failed 1x, then ok"),
