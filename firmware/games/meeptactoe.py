@@ -19,7 +19,6 @@ from magboard.firmware import native
 from .core import Action, Game, Option, Outcome, State, match_notation
 from .grid import Cell, cell_name, parse_cell
 from .tiles import (
-    ORTHOGONAL,
     QuarterTurn,
     Shift,
     TiledState,
@@ -28,6 +27,8 @@ from .tiles import (
 )
 
 SEATS = ("A", "B")
+ORTHOGONAL = ((1, 0), (-1, 0), (0, 1), (0, -1))
+"""A meeple's steps."""
 LINE = 3
 MANEUVERS = {"none": 0, "rotate": 1, "advanced": 2}
 """Each maneuver and the tile actions it adds to a turn."""

@@ -23,7 +23,6 @@ WAYS = {"^": (0, 1), "v": (0, -1), "<": (-1, 0), ">": (1, 0)}
 """A shift's notation and its step."""
 OPPOSITE = {"^": "v", "v": "^", "<": ">", ">": "<", "cw": "ccw", "ccw": "cw"}
 """The tile action that undoes each one, which a turn's second action may not be."""
-ORTHOGONAL = ((1, 0), (-1, 0), (0, 1), (0, -1))
 MIN_SIDE = 4
 
 
@@ -107,12 +106,6 @@ class Lattice:
     def index(self, cell: Cell) -> int:
         return cell[1] * self.width + cell[0]
 
-    def cell(self, index: int) -> Cell:
-        return index % self.width, index // self.width
-
-    def inside(self, cell: Cell) -> bool:
-        return 0 <= cell[0] < self.width and 0 <= cell[1] < self.height
-
     def covered(self, tiles: tuple[Cell, ...]) -> frozenset[Cell]:
         """The cells that exist: those some tile covers."""
         return _covered(tiles)
@@ -173,10 +166,6 @@ class Lattice:
             moved[i] = piece
         return bytes(moved)
 
-    def neighbours(self, cell: Cell) -> list[Cell]:
-        """The orthogonal neighbours of `cell` inside the area (existing or not)."""
-        x, y = cell
-        return [(x + dx, y + dy) for dx, dy in ORTHOGONAL if self.inside((x + dx, y + dy))]
 
 
 @lru_cache(maxsize=1 << 14)
