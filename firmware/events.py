@@ -256,6 +256,12 @@ class SimBoardInfo(Event):
     players: tuple[str, ...]
     area: tuple[str, ...]
     """The cells the current game uses."""
+    seat_colours: tuple[str, ...] = ()
+    """The colour of each seat's lights ("#rrggbb"), in seat order."""
+    overlay: tuple[dict, ...] = ()
+    """What the game's printed overlay shows (Magnetmen; empty for other games): per picture,
+    {"name", "cells": the cells it is printed on, "drawing": its shapes in a 100 x 100 box, y
+    down, each {"d": SVG path data, "fill" and "stroke": "ink", "paper" or null, "width"}}."""
 
 
 @dataclass(frozen=True)
@@ -270,6 +276,16 @@ class SimPieces(Event):
     places: dict[str, list]
     hand: tuple[dict, ...] = ()
     tiles: tuple[dict, ...] = ()
+
+
+@dataclass(frozen=True)
+class SimScores(Event):
+    """How a simulated game that keeps score stands now (Magnetmen): each seat's score if the
+    game ended now, and its inventory as {type: icons held}, in seat order."""
+
+    TYPE = "sim-scores"
+    scores: tuple[int, ...]
+    inventories: tuple[dict, ...]
 
 
 @dataclass(frozen=True)
@@ -305,6 +321,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Note,
         SimBoardInfo,
         SimPieces,
+        SimScores,
         SimLeds,
     )
 }

@@ -1,7 +1,8 @@
 // The page of `magboard sim`: draws a simulated board from the events the server sends
-// (`sim-board`, `sim-pieces`, `sim-leds` and the referee's events, docs/protocol.md) and sends
-// back what a person's hands do, as the commands of sim/commands.py. Between the referee's
-// `clock` events it counts the clocks down itself.
+// (`sim-board`, `sim-pieces`, `sim-scores`, `sim-leds` and the referee's events,
+// docs/protocol.md) and sends back what a person's hands do, as the commands of sim/commands.py,
+// and the choices the rules leave to a player. Between the referee's `clock` events it counts
+// the clocks down itself.
 "use strict";
 
 (() => {
@@ -38,6 +39,11 @@
     lifting: false, // a lift sent by a click, not yet answered
     pixels: "",
     players: [],
+    pictures: new Map(), // the printed overlay's pictures: name -> drawing, from sim-board
+    printed: new Map(), // cell -> the name of the picture printed on it
+    scores: null, // the last sim-scores event: running scores and inventories
+    winners: null, // the seats that won, once the game is over
+    choice: null, // the choice the rules wait for, from the last `choice` event
     clock: null, // the last clock event
     match: "", // how the match stands, in the referee's words
     time: null, // {t, wall, first: {t, wall}}: the board's clock, from the events' times
@@ -96,11 +102,18 @@
         state.players = event.players;
         state.clock = null;
         state.match = "";
+        state.scores = null;
+        state.winners = null;
+        state.choice = null;
+        state.pictures = new Map((event.overlay || []).map((picture) => [picture.name, picture.drawing]));
+        state.printed = new Map((event.overlay || []).flatMap((picture) => picture.cells.map((cell) => [cell, picture.name])));
         buildBoard();
         buildPanel();
         drawPieces();
         drawLeds();
         drawPlay();
+        drawScores();
+        drawChoice();
         break;
       case "sim-pieces": {
         state.pieces = event;
@@ -118,9 +131,26 @@
         drawPlay();
         break;
       }
+      case "sim-scores":
+        state.scores = event;
+        drawScores();
+        break;
       case "sim-leds":
         state.pixels = event.pixels;
         drawLeds();
+        break;
+      case "choice":
+        state.choice = event;
+        drawChoice();
+        addLog(event);
+        break;
+      case "move":
+      case "partial":
+      case "takeback":
+        // The turn moved on: a choice still waiting is offered again after this.
+        state.choice = null;
+        drawChoice();
+        addLog(event);
         break;
       case "leds":
         break; // the referee's frames: sim-leds already says what the chain shows
@@ -143,7 +173,11 @@
         break;
       case "game-over":
         state.match = describe(event);
+        state.winners = event.winners;
+        state.choice = null;
         drawPlay();
+        drawScores();
+        drawChoice();
         addLog(event);
         break;
       default:
@@ -315,10 +349,49 @@
       caption = el("text", { class: "place-label", x: 6, y: 16 }, group);
       caption.textContent = label;
     }
+    const picture = kind === "cell" ? state.printed.get(label) : undefined;
+    if (picture) {
+      // What the printed overlay shows on this cell, under the pieces; its cut-outs take the
+      // colour of the LED beneath (drawLeds).
+      const size = Math.min(w, h) * 0.62;
+      group.classList.add("printed");
+      group.dataset.picture = picture;
+      drawPicture(group, picture, (w - size) / 2, (h - size) / 2 + 5, size);
+    }
     const pieces = el("g", { class: "pieces" }, group);
     const place = { label, kind, x, y, w, h, led: state.board.leds[label], group, surface, pieces, caption };
     state.places.set(label, place);
     return place;
+  }
+
+  function drawPicture(parent, name, x, y, size) {
+    // One of the overlay's pictures, from its shapes in a 100-unit box: "ink" and "paper"
+    // (the cut-outs) take their colours from CSS, where it is drawn.
+    const drawing = state.pictures.get(name) || [];
+    const group = el("g", {
+      class: "picture",
+      "data-picture": name,
+      transform: `translate(${x} ${y}) scale(${size / 100})`,
+    }, parent);
+    for (const shape of drawing) {
+      el("path", {
+        d: shape.d,
+        class: `fill-${shape.fill || "none"} stroke-${shape.stroke || "none"}`,
+        "stroke-width": shape.width,
+      }, group);
+    }
+    return group;
+  }
+
+  function pictureIcon(name, title) {
+    // A picture on its own, for the panels.
+    const small = document.createElementNS(SVG, "svg");
+    small.setAttribute("viewBox", "0 0 100 100");
+    small.classList.add("picture-icon");
+    const label = el("title", {}, small);
+    label.textContent = title || name;
+    drawPicture(small, name, 0, 0, 100);
+    return small;
   }
 
   function screenColour(hex) {
@@ -342,7 +415,10 @@
       const hex = ledAt(place.led);
       place.group.dataset.led = hex;
       const dark = place.kind === "cell" ? CELL_OFF : SLOT_OFF;
-      place.surface.setAttribute("fill", hex === "000000" ? dark : screenColour(hex));
+      const colour = hex === "000000" ? dark : screenColour(hex);
+      place.surface.setAttribute("fill", colour);
+      place.group.style.color = colour; // a printed picture's cut-outs
+
     }
     for (const status of state.status) {
       const hex = ledAt(status.led);
@@ -939,7 +1015,8 @@
     }
     const match = [];
     if (state.match) match.push(state.match);
-    const neutral = [...state.boxPieces.values()].find((piece) => piece.owner === null);
+    const boxed = [...state.boxPieces.values()];
+    const neutral = boxed.some((piece) => piece.owner !== null) && boxed.find((piece) => piece.owner === null);
     if (neutral) {
       // A box of no one's pieces: Lance Assembly's neutral tile, in hand until it is put down.
       const down = [...state.cells.values()].some((cell) =>
@@ -978,6 +1055,82 @@
   setInterval(() => {
     if (state.clock && state.clock.seat !== null) drawPlay();
   }, 200);
+
+  // ---- scores and choices --------------------------------------------------------------------
+
+  function drawScores() {
+    // Every seat in its colour, with its icons by type and its running score (the final one
+    // once the game is over).
+    const panel = $("scores-panel");
+    const scores = state.scores;
+    panel.hidden = !scores;
+    if (!scores) return;
+    const colours = (state.board && state.board.seat_colours) || [];
+    const rows = scores.scores.map((score, seat) => {
+      const item = document.createElement("li");
+      item.className = "seat";
+      item.dataset.seat = String(seat);
+      if (state.winners && state.winners.includes(seat)) item.classList.add("winner");
+      const swatch = document.createElement("span");
+      swatch.className = "seat-swatch";
+      if (colours[seat]) swatch.style.backgroundColor = colours[seat];
+      const name = document.createElement("span");
+      name.className = "seat-name";
+      name.textContent = nameOf(seat);
+      const value = document.createElement("span");
+      value.className = "seat-score";
+      value.textContent = String(score);
+      const held = document.createElement("span");
+      held.className = "inventory";
+      const inventory = scores.inventories[seat] || {};
+      for (const [type, count] of Object.entries(inventory)) {
+        const icon = document.createElement("span");
+        icon.className = "held";
+        icon.dataset.type = type;
+        icon.dataset.count = String(count);
+        icon.appendChild(pictureIcon(type, `${type}: ${count}`));
+        const times = document.createElement("span");
+        times.className = "held-count";
+        times.textContent = `\u00d7${count}`;
+        icon.appendChild(times);
+        held.appendChild(icon);
+      }
+      if (!held.children.length) held.textContent = "nothing yet";
+      item.append(swatch, name, value, held);
+      return item;
+    });
+    $("scores").replaceChildren(...rows);
+  }
+
+  function optionText(option) {
+    // "A-Baker": A loses a Baker; "B+Baker": B gains one; "end": the turn ends.
+    const match = /^([A-Z])([+-])(.+)$/.exec(option);
+    if (!match) return option === "end" ? "end the turn" : option;
+    return `${match[1]} ${match[2] === "+" ? "gains" : "loses"} ${match[3]}`;
+  }
+
+  function drawChoice() {
+    // The options of the choice the rules wait for, as buttons; the one the seat button points
+    // at is marked. A click chooses it.
+    const choice = state.choice;
+    $("choice").hidden = !choice;
+    if (!choice) return;
+    $("choice-prompt").textContent = `${nameOf(choice.player)} to choose:`;
+    const buttons = choice.options.map((option, i) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "choice-option";
+      button.dataset.option = option;
+      if (i === choice.current) button.classList.add("current");
+      button.title = optionText(option);
+      const match = /^[A-Z][+-](.+)$/.exec(option);
+      if (match && state.pictures.has(match[1])) button.appendChild(pictureIcon(match[1]));
+      button.append(option);
+      button.addEventListener("click", () => send({ do: "choose", args: [option] }));
+      return button;
+    });
+    $("choice-options").replaceChildren(...buttons);
+  }
 
   // ---- panels --------------------------------------------------------------------------------
 
@@ -1124,6 +1277,8 @@
       }
       case "fulfilled":
         return `Done: ${e.detail}`;
+      case "choice":
+        return `${nameOf(e.player)} to choose: ${e.options.map(optionText).join(", ")} (now ${e.options[e.current]})`;
       case "clear": {
         const fix = [];
         if (e.remove.length) fix.push(`take off ${list(e.remove)}`);
@@ -1136,8 +1291,11 @@
         return `${nameOf(e.player)}'s ${e.actions.join(" ")} taken back`;
       case "game-over": {
         const line = e.line.length ? ` (${list(e.line)})` : "";
-        if (!e.winners.length) return `Game over: a draw, ${e.reason}`;
-        return `Game over: ${e.names.join(" and ")} ${e.names.length > 1 ? "win" : "wins"}, ${e.reason}${line}`;
+        const scores = (e.scores || []).length
+          ? `; scores ${e.scores.map((score, seat) => `${nameOf(seat)} ${score}`).join(", ")}`
+          : "";
+        if (!e.winners.length) return `Game over: a draw, ${e.reason}${scores}`;
+        return `Game over: ${e.names.join(" and ")} ${e.names.length > 1 ? "win" : "wins"}, ${e.reason}${line}${scores}`;
       }
       case "mismatch":
         return `The pieces differ from the saved game: take off ${list(e.remove) || "nothing"}; put back on ${list(e.put_back) || "nothing"}`;

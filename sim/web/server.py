@@ -56,7 +56,7 @@ from magboard.hardware.spec import BoardSpec, load_board
 from ..commands import CommandRefused, Hands
 from ..session import SimSession
 from .guard import Guard, is_loopback
-from .snapshot import PieceDrawing, board_info, hosted_games, leds, pieces
+from .snapshot import PieceDrawing, board_info, hosted_games, leds, pieces, standings
 
 log = logging.getLogger("magboard.sim.web")
 
@@ -160,6 +160,7 @@ class BoardHost:
         self._origin = time.monotonic()
         self._base = session.clock.now()
         self._shown_pieces: Any = None
+        self._shown_scores: Any = None
         self._shown_leds: str | None = None
         self._standing: dict[type[Event], Event] = {}
         """The latest event of each STANDING type."""
@@ -210,6 +211,10 @@ class BoardHost:
         if (shown.places, shown.hand, shown.tiles) != self._shown_pieces:
             self._shown_pieces = (shown.places, shown.hand, shown.tiles)
             out.append(shown)
+        scores = standings(self.session)
+        if scores is not None and (scores.scores, scores.inventories) != self._shown_scores:
+            self._shown_scores = (scores.scores, scores.inventories)
+            out.append(scores)
         lit = leds(self.session)
         if lit.pixels != self._shown_leds:
             self._shown_leds = lit.pixels
@@ -219,15 +224,18 @@ class BoardHost:
 
     def greeting(self) -> list[Event]:
         """What a page is sent when it connects: the board, the recent events (and the latest
-        STANDING ones before them, if older), the pieces and the LEDs."""
+        STANDING ones before them, if older), the pieces, the scores (in a game that keeps
+        them) and the LEDs."""
         history = [e for e in self.session.events if not isinstance(e, LedFrame)][-HISTORY:]
         recent = {type(e) for e in history}
         older = [e for kind, e in self._standing.items() if kind not in recent]
+        scores = standings(self.session)
         return [
             board_info(self.session, self.games),
             *sorted(older, key=lambda e: e.t),
             *history,
             pieces(self.session, self.drawing),
+            *([scores] if scores is not None else []),
             leds(self.session),
         ]
 

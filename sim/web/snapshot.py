@@ -1,15 +1,18 @@
 """What a page needs to draw a simulated board, as events of the one schema (`sim-board`,
-`sim-pieces`, `sim-leds`), read off a running `SimSession`."""
+`sim-pieces`, `sim-scores`, `sim-leds`), read off a running `SimSession`."""
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import Any
 
-from magboard.firmware.events import SimBoardInfo, SimLeds, SimPieces
+from magboard.firmware.events import SimBoardInfo, SimLeds, SimPieces, SimScores
 from magboard.firmware.games import Game, all_games
+from magboard.firmware.games.magnetmen import MagnetmenState
+from magboard.firmware.lights.palette import DEFAULT as PALETTE
 from magboard.firmware.profiles import PieceKind, ProfileError, profile_for
 from magboard.hardware.spec import BoardSpec, Place, Slot, cell_label, place_label
+from magboard.host.overlay.traced import traced
 
 from ..commands import BOX
 from ..session import SimSession
@@ -41,7 +44,7 @@ def _option(option: Any) -> dict[str, Any]:
 
 def board_info(session: SimSession, games: list[Game]) -> SimBoardInfo:
     spec = session.spec
-    width, height = session.profile.game.board
+    width, height = session.profile.extent or session.profile.game.board
     x0, y0 = session.profile.origin
     area = tuple(
         cell_label((x, y))
@@ -83,7 +86,45 @@ def board_info(session: SimSession, games: list[Game]) -> SimBoardInfo:
         options=dict(session.options),
         players=tuple(session.game.seats[: session.initial.players]),
         area=area,
+        seat_colours=tuple(_hex(colour) for colour in PALETTE.players),
+        overlay=overlay(session),
     )
+
+
+def overlay(session: SimSession) -> tuple[dict[str, Any], ...]:
+    """The pictures of the game's printed overlay (Magnetmen's types), each with the cells it is
+    printed on and its drawing, traced from the one the overlay prints; none for other games."""
+    state = session.initial
+    if not isinstance(state, MagnetmenState):
+        return ()
+    width = state.setup.width
+    cells: dict[str, list[str]] = {}
+    for i, name in enumerate(state.printed.squares):
+        board = session.profile.to_board((i % width, i // width))
+        cells.setdefault(name, []).append(cell_label(board))
+    return tuple(
+        {"name": name, "cells": where, "drawing": list(traced(name))}
+        for name, where in cells.items()
+    )
+
+
+def standings(session: SimSession) -> SimScores | None:
+    """How a game that keeps score stands: every seat's running score and inventory (Magnetmen);
+    None for other games."""
+    state = session.state
+    if not isinstance(state, MagnetmenState):
+        return None
+    kinds = state.setup.kinds
+    return SimScores(
+        session.clock.now(),
+        state.scores,
+        tuple({kinds[t]: count for t, count in enumerate(held) if count} for held in state.counts),
+    )
+
+
+def _hex(colour: tuple[int, int, int]) -> str:
+    r, g, b = colour
+    return f"#{r:02x}{g:02x}{b:02x}"
 
 
 def _label(place: Any) -> str:
@@ -99,27 +140,28 @@ class PieceDrawing:
         self.kinds: dict[str, PieceKind] = {kind.name: kind for kind in session.profile.kinds}
         start = session.profile.layout(session.initial)
         on_cells = Counter(kind.name for stack in start.cells.values() for kind in stack)
+        width, height = session.profile.extent or session.profile.game.board
         self.boxes: dict[str, tuple[Piece, int]] = {
             f"{BOX}{supply.name}": (
                 Piece(0, session.kinds[supply.kinds[0].name]),
-                start.supplies.get(supply.name, 0) + on_cells[supply.kinds[0].name],
+                start.supplies.get(supply.name, width * height) + on_cells[supply.kinds[0].name],
             )
             for supply in session.profile.supplies
             if not supply.sensed
         }
         """Per box, as `supply:NAME`: the piece it holds (id 0: out of the world until a hand
-        takes it) and how many of that kind the game has."""
+        takes it) and how many of that kind the game has: as its layout counts them, or, where
+        it does not (Magnetmen's tokens), enough to cover every cell of the game's area."""
 
     def piece(self, piece: Piece) -> dict[str, Any]:
         kind = self.kinds.get(piece.kind.name)
-        r, g, b = piece.kind.colour
         return {
             "id": piece.id,
             "kind": piece.kind.name,
             "label": (kind.label if kind else "") or piece.kind.name[:1],
             "size": max(1, min(3, kind.size if kind else 1)),
             "owner": kind.owner if kind else None,
-            "colour": f"#{r:02x}{g:02x}{b:02x}",
+            "colour": _hex(piece.kind.colour),
         }
 
 

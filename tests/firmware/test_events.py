@@ -49,12 +49,21 @@ SAMPLES = [
         options={},
         players=("X", "O"),
         area=("a1", "b1"),
+        seat_colours=("#005aff", "#ff6e00"),
+        overlay=(
+            {
+                "name": "Doctor",
+                "cells": ["a1"],
+                "drawing": [{"d": "M14 38L86 38Z", "fill": "ink", "stroke": None, "width": 5.0}],
+            },
+        ),
     ),
     ev.SimPieces(
         9.0,
         {"b2": [{"id": 1, "kind": "X", "label": "X", "size": 1, "owner": 0, "colour": "#285aff"}]},
         ({"id": 2, "kind": "L", "label": "L", "size": 3, "owner": None, "colour": "#c8c8c8"},),
     ),
+    ev.SimScores(9.2, (4, -3, 0), ({"Guitarist": 2, "Athlete": 1}, {"Ballerina": 1}, {})),
     ev.SimLeds(9.5, "0000ff000000"),
 ]
 

@@ -472,3 +472,114 @@ def test_meeple_maneuver_by_mouse_a_capture_carried_to_the_pile(board_page):
     assert (stack_top(page, "f8"), stack_top(page, "g8")) == ("B-kitten", "N-kitten")
     assert not page.locator("#log [data-type='illegal']").count()
     shot(page, "sim-web-meeple-maneuver.png")
+
+
+# Magnetmen: the printed overlay's pictures, the inventories and running scores, the choices.
+
+
+@pytest.mark.parametrize(
+    "board_page", [("r1", "magnetmen", {"players": 3, "size": "small"})], indirect=True
+)
+def test_magnetmen_three_players_to_the_end_with_the_scores_shown(board_page):
+    page, server = board_page
+    # The 6x6 area lies on d4-i9: game a1 is board d4. Tokens wait in two boxes no sensor sees,
+    # one for each way up: a collection north down, a destruction south down.
+    session = server.host.session
+    profile, printed = session.profile, session.initial.printed
+
+    def board_cell(cell: tuple[int, int]) -> str:
+        return place_label(profile.to_board(cell))
+
+    shown = page.eval_on_selector_all(
+        ".place.cell.printed", "cells => cells.map(c => [c.dataset.place, c.dataset.picture])"
+    )
+    expected = {board_cell((i % 6, i // 6)): name for i, name in enumerate(printed.squares)}
+    assert dict(shown) == expected
+    assert page.locator('[data-place="d4"] .picture path').count() > 0
+    page.wait_for_selector("#scores [data-seat='2']")
+    assert page.locator("#scores [data-seat]").all_inner_texts()[0].startswith("A")
+    steps = 0
+    while True:
+        state = server.call(lambda: session.state)
+        if state.outcome() is not None:
+            break
+        action = state.legal_actions()[0]
+        cell = board_cell(action.cell)
+        if steps % 4 == 0:  # every fourth step by mouse, a token from its box
+            box = "supply:tokens-turned" if str(action).startswith("x") else "supply:tokens"
+            drag(page, box, cell)
+        else:
+            hands(server, f"play {action}")
+        steps += 1
+        wait_for_steps(page, steps)
+        if steps == 6:
+            # The running scores and inventories follow the moves.
+            now = server.call(lambda: session.state)
+            page.wait_for_function(
+                "(scores) => [...document.querySelectorAll('#scores .seat-score')]"
+                ".map((s) => Number(s.textContent)).join() === scores.join()",
+                arg=list(now.scores),
+            )
+    over = wait_for_log(page, "game-over")
+    final = server.call(lambda: session.state.scores)
+    event = next(e for e in reversed(session.events) if e.TYPE == "game-over")
+    assert event.scores == final
+    assert "Game over" in over and "scores A " in over
+    page.wait_for_function(
+        "(scores) => [...document.querySelectorAll('#scores .seat-score')]"
+        ".map((s) => Number(s.textContent)).join() === scores.join()",
+        arg=list(final),
+    )
+    shown = [int(s) for s in page.locator("#scores .seat-score").all_inner_texts()]
+    assert shown == list(final) and len(shown) == 3
+    counts = server.call(lambda: session.state.counts)
+    for seat, held in enumerate(counts):
+        icons = page.locator(f"#scores [data-seat='{seat}'] .held")
+        assert sum(int(n) for n in icons.evaluate_all("i => i.map(x => x.dataset.count)")) == sum(
+            held
+        )
+    winners = page.locator("#scores .seat.winner").evaluate_all("s => s.map(x => +x.dataset.seat)")
+    assert winners == list(event.winners)
+    assert not page.locator("#log [data-type='illegal']").count()
+    shot(page, "sim-web-magnetmen.png")
+
+
+@pytest.mark.parametrize(
+    "board_page",
+    [("r1", "magnetmen", {"players": 3, "size": "small", "set": "expert", "seed": 3})],
+    indirect=True,
+)
+def test_magnetmen_a_choice_made_on_the_page(board_page):
+    page, server = board_page
+    session = server.host.session
+    # Seed 3's Actress on e1: when A collects her, A leads and destroys an icon of A's choice.
+    for n, action in enumerate(["a1", "b1", "c1", "e1"], start=1):
+        hands(server, f"play {action}")
+        wait_for_steps(page, n)
+    options = "#choice-options .choice-option"
+    page.wait_for_selector(options)
+    assert page.inner_text("#choice-prompt") == "A to choose:"
+    assert page.locator(options).evaluate_all("b => b.map(x => x.dataset.option)") == [
+        "A-Veterinarian",
+        "A-Actress",
+    ]
+    assert page.get_attribute(f"{options}.current", "data-option") == "A-Veterinarian"
+    page.click('[data-button="seat-1"]')  # A's button points at the next option
+    page.wait_for_selector(f'{options}.current[data-option="A-Actress"]')
+    before = page.get_attribute("#scores [data-seat='0'] [data-type='Veterinarian']", "data-count")
+    page.click(f'{options}[data-option="A-Veterinarian"]')
+    wait_for_steps(page, 5)
+    assert (
+        "A-Veterinarian"
+        in page.locator("#log [data-type='move'], #log [data-type='partial']").first.inner_text()
+    )
+    page.wait_for_selector("#choice", state="hidden")
+    kinds = session.initial.setup.kinds
+    held = server.call(lambda: session.state.counts[0][kinds.index("Veterinarian")])
+    assert held == int(before) - 1
+    vet = "#scores [data-seat='0'] [data-type='Veterinarian']"
+    if held:
+        page.wait_for_selector(f"{vet}[data-count='{held}']")
+    else:
+        page.wait_for_selector(vet, state="detached")
+    shot(page, "sim-web-magnetmen-choice.png")

@@ -268,6 +268,70 @@ def test_boxes_no_sensor_sees_are_places_a_hand_takes_from_and_puts_back(lance):
     assert "no box 'supply:X'" in lance.until_type("note")["text"]
 
 
+@pytest.fixture
+def magnetmen() -> Iterator[tuple[Page, ServerThread]]:
+    """A page on a 3-player Magnetmen on r1, small board: its 6x6 area lies on d4-i9."""
+    host = BoardHost("r1", "magnetmen", {"players": 3, "size": "small"}, speed=20)
+    with ServerThread(host) as running, connect(ws_url(running), max_size=2**22) as socket:
+        yield Page(socket), running
+
+
+def test_a_page_is_sent_the_printed_overlay_and_the_seat_colours(magnetmen):
+    page, server = magnetmen
+    board = page.next()
+    session = server.host.session
+    printed = session.initial.printed
+    assert board["players"] == ["A", "B", "C"]
+    assert board["seat_colours"] == ["#{:02x}{:02x}{:02x}".format(*c) for c in PALETTE.players]
+    pictures = {p["name"]: p for p in board["overlay"]}
+    assert set(pictures) == set(printed.squares)
+    on_cells = {cell: p["name"] for p in board["overlay"] for cell in p["cells"]}
+    assert sorted(on_cells) == sorted(board["area"]) and len(on_cells) == 36
+    assert on_cells["d4"] == printed.squares[0] and on_cells["i9"] == printed.squares[35]
+    for picture in pictures.values():
+        assert picture["drawing"], picture["name"]
+        for shape in picture["drawing"]:
+            assert shape["d"].startswith("M") and shape["width"] > 0
+            assert shape["fill"] in ("ink", "paper", None)
+            assert shape["stroke"] in ("ink", "paper", None)
+            assert shape["fill"] or shape["stroke"]
+
+
+def test_other_games_have_no_overlay_and_no_scores(page):
+    board = page.next()
+    assert board["overlay"] == []
+    assert board["seat_colours"][0] == "#{:02x}{:02x}{:02x}".format(*SEAT_X)
+    assert "sim-scores" not in page.greeting()
+
+
+def test_running_scores_and_inventories_follow_the_moves(magnetmen):
+    page, server = magnetmen
+    got = page.greeting()
+    assert got["sim-scores"]["scores"] == [0, 0, 0]
+    assert got["sim-scores"]["inventories"] == [{}, {}, {}]
+    assert {box: len(s) for box, s in got["sim-pieces"]["places"].items() if "supply:" in box} == {
+        "supply:tokens": 36,
+        "supply:tokens-turned": 36,
+    }
+    session = server.host.session
+    printed = session.initial.printed
+    first = next(i for i, name in enumerate(printed.squares) if name != "Explorer")
+    cell = chr(ord("d") + first % 6) + str(4 + first // 6)
+    page.send({"do": "lift", "args": ["supply:tokens"]})
+    page.send({"do": "put", "args": [cell]})
+    page.until_type("move")
+    scores = page.until_type("sim-scores")
+    assert scores["inventories"][0] == {printed.squares[first]: 1}
+    assert scores["inventories"][1:] == [{}, {}]
+    assert scores["scores"] == list(server.call(lambda: session.state.scores))
+
+
+def test_a_choice_is_made_by_its_option(server, page):
+    page.greeting()
+    page.send({"do": "choose", "args": ["A-Baker"]})
+    assert "refused: " in page.until_type("note")["text"]
+
+
 def test_no_box_where_the_game_has_none(page):
     page.greeting()
     page.send({"do": "lift", "args": ["supply:X"]})
