@@ -165,6 +165,21 @@ class Tally:
     """Pieces put down by the next player before the obligation was carried out."""
     moved_first_refused: int = 0
     """Of those, the ones the board refused (and accepted nothing) until they went back."""
+    choices: int = 0
+    """Choices the rules left to a player (Magnetmen's Actress, Singer), made by the buttons or
+    the link, and accepted as the turn's next action."""
+    choices_by_buttons: int = 0
+    """Of those, made with the seat button (stepping) and `menu` (taking)."""
+    wrong_choices: int = 0
+    """Options the board is not waiting for, sent over the link while a choice waits."""
+    wrong_choices_refused: int = 0
+    """Of those, refused with a reason, the board accepting nothing."""
+    turns_ended: int = 0
+    """Turns that could go on, ended with the mover's seat button (after the hands settled)."""
+    tokens_turned: int = 0
+    """Tokens turned over on their square (a Police square's second collection)."""
+    destroyed: int = 0
+    """Squares destroyed, a token put down the other way up."""
     boards_cleared: int = 0
     new_with_pieces: int = 0
     """Of the cleared boards, those where `new` was pressed with pieces left on them."""
@@ -198,6 +213,9 @@ class Tally:
         if self.moved_first_refused != self.moved_first:
             unrefused = self.moved_first - self.moved_first_refused
             problems.append(f"{unrefused} moves before an obligation not refused")
+        if self.wrong_choices_refused != self.wrong_choices:
+            unrefused = self.wrong_choices - self.wrong_choices_refused
+            problems.append(f"{unrefused} wrong choices not refused")
         if self.clears_ok != self.boards_cleared:
             problems.append(f"{self.boards_cleared - self.clears_ok} boards cleared wrongly")
         if self.aborted:
@@ -374,13 +392,13 @@ class GameSoak:
             ok = self._check(expected)
         elif (
             expected[0][0] == "partial"
-            and self.state.can_end_turn
+            and self._may_press_end()
             and self.rng.random() < P_QUICK_PRESS / 2
         ):
-            self.session.perform(action, pause=HAND_PAUSE / 2)
+            self.session.perform(action, pause=self._hand_pause(before, action) / 2)
             ok = self._quick_press(expected)
         else:
-            self.session.perform(action, pause=HAND_PAUSE)
+            self.session.perform(action, pause=self._hand_pause(before, action))
             self._wait(ACCEPT_WAIT, until=_EVENT_OF[expected[-1][0]])
             ok = self._check(expected)
         if faulted:
@@ -388,6 +406,14 @@ class GameSoak:
         self._fault_seen = False
         self._remember(before, action, expected)
         return ok and self._agree()
+
+    def _hand_pause(self, state: State, action: Action) -> float:
+        """The pause of a hand making `action` from `state` (see `SimSession.perform`)."""
+        return HAND_PAUSE
+
+    def _may_press_end(self) -> bool:
+        """Whether the seat button now ends the turn the hands are making."""
+        return self.state.can_end_turn
 
     def _press_end(self) -> None:
         self.world.press(f"seat-{self._mover + 1}")
@@ -862,8 +888,13 @@ def _pairs(
 
 
 def _player_for(profile: Profile) -> type[GameSoak]:
-    """Who plays the games: a player who also shifts and turns tiles where the game has them
-    (that module builds on this one, so it is imported only once this one is loaded)."""
+    """Who plays the games: a player who also shifts and turns tiles where the game has them,
+    one who also makes choices and turns tokens over in Magnetmen (those modules build on this
+    one, so they are imported only once this one is loaded)."""
+    if profile.game.name == "magnetmen":
+        from .soak_magnetmen import MagnetmenSoak
+
+        return MagnetmenSoak
     if profile.tile is None:
         return GameSoak
     from .soak_tiles import TileGameSoak
@@ -911,6 +942,17 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.1f}s"
 
 
+def _token_rows(tally: Tally) -> list[tuple[str, str, str]]:
+    """Magnetmen's own figures: choices, turns ended early, tokens turned over or upside down."""
+    wrong = f"wrong ones sent {tally.wrong_choices} (refused {tally.wrong_choices_refused})"
+    return [
+        ("choices", f"{tally.choices}", f"by buttons {tally.choices_by_buttons}, {wrong}"),
+        ("turns ended", f"{tally.turns_ended}", "by the seat button"),
+        ("tokens turned over", f"{tally.tokens_turned}", "Police collected twice"),
+        ("squares destroyed", f"{tally.destroyed}", "a token the other way up"),
+    ]
+
+
 def format_report(tally: Tally) -> str:
     wins = ", ".join(f"{name} {count}" for name, count in sorted(tally.wins.items()))
     results = f"{wins}, draws {tally.draws}" if wins else f"draws {tally.draws}"
@@ -921,6 +963,7 @@ def format_report(tally: Tally) -> str:
     first = f"next player first {tally.moved_first} (refused {tally.moved_first_refused})"
     done = f"late {tally.late_obligations}, {first}" if tally.tiles else "carried out by hand"
     obligations = [("obligations", f"{tally.obligations}", done)] if tally.obligations else []
+    tokens = _token_rows(tally) if tally.game == "magnetmen" else []
     rows = [
         ("games", f"{tally.games}", f"finished {tally.finished} ({results})"),
         ("moves made", f"{tally.moves}", f"accepted {tally.accepted}"),
@@ -945,6 +988,7 @@ def format_report(tally: Tally) -> str:
         ("quick presses", f"{tally.quick_presses}", ""),
         *whole_turns,
         *obligations,
+        *tokens,
         (
             "boards cleared",
             f"{tally.boards_cleared}",

@@ -167,7 +167,6 @@ class Lattice:
         return bytes(moved)
 
 
-
 @lru_cache(maxsize=1 << 14)
 def _covered(tiles: tuple[Cell, ...]) -> frozenset[Cell]:
     return frozenset(c for origin in tiles for c in block(origin))

@@ -9,7 +9,7 @@ import pytest
 from magboard.firmware.games import CARRY_OUT
 from magboard.host import cli
 from magboard.sim import soak as soak_module
-from magboard.sim import soak_tiles
+from magboard.sim import soak_magnetmen, soak_tiles
 from magboard.sim.soak import Tally, format_report, soak
 
 
@@ -169,3 +169,38 @@ def test_the_command_takes_the_game_and_its_options(capsys):
     assert "whole turns" in out and "of which tiles nudged" in out
     assert cli.main(["soak", "--game", "meep-tac-toe", "--option", "maneuver=sideways"]) == 2
     assert "maneuver" in capsys.readouterr().err
+
+
+@pytest.fixture
+def careless(troublesome, monkeypatch):
+    """Magnetmen's own trouble, often: tokens put down where the rules forbid, options sent
+    that the board is not waiting for, choices made over the link."""
+    monkeypatch.setattr(soak_magnetmen, "P_TOKEN_MISTAKE", 0.3)
+    monkeypatch.setattr(soak_magnetmen, "P_WRONG_CHOICE", 0.5)
+    monkeypatch.setattr(soak_magnetmen, "P_LINK", 0.5)
+
+
+@pytest.mark.parametrize(
+    ("options", "seed"),
+    [
+        ({"players": 4, "size": "small"}, 1),
+        ({"set": "advanced", "advanced_rules": True}, 2),
+    ],
+)
+def test_magnetmen_with_trouble_is_refereed_without_a_slip(careless, options, seed):
+    tally = soak("magnetmen", "r1", games=3, seed=seed, options=options)
+    consistent(tally)
+    assert tally.illegal_made > 0
+    assert tally.destroyed > 0
+
+
+def test_magnetmen_choices_turns_ended_and_tokens_turned(careless):
+    """Expert boards of four players meet the Actress, the Firefighter and the Police: choices
+    by the buttons and by the link, turns ended by the seat button, tokens turned over."""
+    tally = soak("magnetmen", "r1", games=6, seed=10, options={"set": "expert", "players": 4})
+    consistent(tally)
+    assert tally.choices > tally.choices_by_buttons > 0
+    assert tally.wrong_choices == tally.wrong_choices_refused > 0
+    assert tally.turns_ended > 0
+    assert tally.tokens_turned > 0
+    assert "choices" in format_report(tally)
