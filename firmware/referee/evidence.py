@@ -52,7 +52,52 @@ def reply_cells(profile: Profile, trail: Sequence[int], reading: Reading) -> fro
 
 
 def in_order(profile: Profile, trail: Sequence[int], reading: Reading) -> bool:
-    """Whether no piece of `reading` landed for good before it was taken from its place."""
+    """Whether no piece of `reading` landed for good before it was taken from its place, and
+    pieces from boxes no sensor sees landed for good in the order the frames show."""
+    return _taken_before_landing(profile, trail, reading) and _boxes_in_order(
+        profile, trail, reading
+    )
+
+
+def _boxes_in_order(profile: Profile, trail: Sequence[int], reading: Reading) -> bool:
+    """Pieces from unsensed boxes (Magnetmen's tokens, Lance Assembly's tiles) leave no trace
+    where they come from, so when each landed for good is all the order there is: a reading
+    that puts one down after another that the frames show landing later is refused (two
+    tokens put down 0.1 s apart by two players are not one player's two collections the other
+    way round). Readings with a slide are left alone: a slid piece passes over cells."""
+    landings: list[int] = []
+    sensors = profile.sensors
+    for turn in reading.turns:
+        state = turn.start
+        for action in turn.actions:
+            after = state.advance(action)
+            for step in profile.plan(state, action):
+                if not isinstance(step, Step) or step.slide:
+                    return True
+                if isinstance(step.target, str) or not isinstance(step.source, str):
+                    continue
+                if profile.supply(step.source).sensed:
+                    continue
+                mask = sensors.spot_mask(step.target)
+                landed = _landed_for_good(trail, mask, profile.render(after) & mask)
+                if landed is not None:
+                    landings.append(landed)
+            state = after
+    return landings == sorted(landings)
+
+
+def _landed_for_good(trail: Sequence[int], mask: int, shown: int) -> int | None:
+    """The first frame from which the place `mask` shows `shown` to the end of the trail; None
+    if the last frame does not show it, or the first already did (nothing landed)."""
+    if not trail or trail[-1] & mask != shown:
+        return None
+    index = len(trail) - 1
+    while index > 0 and trail[index - 1] & mask == shown:
+        index -= 1
+    return index or None
+
+
+def _taken_before_landing(profile: Profile, trail: Sequence[int], reading: Reading) -> bool:
     sensors = profile.sensors
     for turn in reading.turns:
         state = turn.start

@@ -225,7 +225,7 @@ class Referee:
             self._illegal(raw, now, refused)
             return
         changed = self._changed_cells()
-        start, search = self.turn_start, self.matcher.search
+        start, search = self._search_start(), self.matcher.search
         try:
             found = search(start, frame, changed, across=self._reply_cells, passed=trail)
         except SearchLimitError as error:
@@ -246,8 +246,9 @@ class Referee:
         if single:
             self._accept(single[0], now, frame)
             return
-        if self._partial and frame == profile.render(start):
-            self._accept(Reading(start, (), False, start), now, frame)
+        turn_start = self.turn_start
+        if self._partial and frame == profile.render(turn_start):
+            self._accept(Reading(turn_start, (), False, turn_start), now, frame)
             return
         if self._is_takeback(frame):
             self._take_back(frame, now)
@@ -288,10 +289,20 @@ class Referee:
         for reading in readings:
             first = reading.turns[0]
             rest = _after(first, self.position)
+            if rest is None:
+                rest = _reordered(first, self._partial, self.position)
             if rest is not None:
-                retold = replace(first, actions=(*self._partial, *rest))
+                retold = replace(first, actions=(*self._partial, *rest), start=self.turn_start)
                 kept.append(replace(reading, previous=retold) if reading.previous else retold)
         return kept or readings
+
+    def _search_start(self) -> State:
+        """Where the search for a reading begins: the turn's start, or, once the turn holds a
+        choice no sensor saw (Magnetmen's Actress), the position after the accepted part of it,
+        which the frames alone could never lead back to."""
+        if any(not action.seen for action in self._partial):
+            return self.position
+        return self.turn_start
 
     def _reply_cells(self, reading: Reading) -> frozenset[Spot] | None:
         return reply_cells(self.profile, self._trail, reading)
@@ -723,6 +734,25 @@ def _after(turn: Reading, position: State) -> tuple[Action, ...] | None:
             return turn.actions[n:]
         state = state.advance(action)
     return () if state == position else None
+
+
+def _reordered(
+    turn: Reading, accepted: tuple[Action, ...], position: State
+) -> tuple[Action, ...] | None:
+    """The actions of `turn` after the accepted ones, where its actions are the accepted ones
+    and others in another order that still reaches the same position from `position` (two
+    collections whose order the board already announced); None if there are no such."""
+    rest = list(turn.actions)
+    for action in accepted:
+        if action not in rest:
+            return None
+        rest.remove(action)
+    state = position
+    for action in rest:
+        if not state.is_legal(action):
+            return None
+        state = state.advance(action)
+    return tuple(rest) if state == turn.state else None
 
 
 def _labels(places: frozenset[Place]) -> list[str]:
