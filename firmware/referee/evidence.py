@@ -51,20 +51,26 @@ def reply_cells(profile: Profile, trail: Sequence[int], reading: Reading) -> fro
     return profile.sensors.spots(changed)
 
 
-def in_order(profile: Profile, trail: Sequence[int], reading: Reading) -> bool:
+def in_order(
+    profile: Profile, trail: Sequence[int], reading: Reading, accepted: int | None = None
+) -> bool:
     """Whether no piece of `reading` landed for good before it was taken from its place, and
     pieces from boxes no sensor sees landed for good in the order the frames show."""
     return _taken_before_landing(profile, trail, reading) and _boxes_in_order(
-        profile, trail, reading
+        profile, trail, reading, accepted
     )
 
 
-def _boxes_in_order(profile: Profile, trail: Sequence[int], reading: Reading) -> bool:
+def _boxes_in_order(
+    profile: Profile, trail: Sequence[int], reading: Reading, accepted: int | None
+) -> bool:
     """Pieces from unsensed boxes (Magnetmen's tokens, Lance Assembly's tiles) leave no trace
     where they come from, so when each landed for good is all the order there is: a reading
     that puts one down after another that the frames show landing later is refused (two
     tokens put down 0.1 s apart by two players are not one player's two collections the other
-    way round). Readings with a slide are left alone: a slid piece passes over cells."""
+    way round). Readings with a slide are left alone: a slid piece passes over cells. Pieces
+    the part of the turn already accepted put down (the frame `accepted`) have their order
+    already: a knock that lifted one and put it back does not make it land again."""
     landings: list[int] = []
     sensors = profile.sensors
     for turn in reading.turns:
@@ -79,7 +85,10 @@ def _boxes_in_order(profile: Profile, trail: Sequence[int], reading: Reading) ->
                 if profile.supply(step.source).sensed:
                     continue
                 mask = sensors.spot_mask(step.target)
-                landed = _landed_for_good(trail, mask, profile.render(after) & mask)
+                shown = profile.render(after) & mask
+                if accepted is not None and accepted & mask == shown:
+                    continue
+                landed = _landed_for_good(trail, mask, shown)
                 if landed is not None:
                     landings.append(landed)
             state = after

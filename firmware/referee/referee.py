@@ -219,7 +219,7 @@ class Referee:
     def _judge_settled(
         self, raw: int, frame: int, now: float, lifted: frozenset[Spot] | None
     ) -> None:
-        profile, trail = self.profile, self._trail
+        profile, trail, accepted = self.profile, self._trail, self._accepted_frame()
         refused = forbidden(profile, self.position, frame)
         if refused is not None:
             self._illegal(raw, now, refused)
@@ -234,7 +234,11 @@ class Referee:
         single = best_explained(
             profile,
             self._keeping_accepted(
-                [r for r in found.exact if r.previous is None and in_order(profile, trail, r)]
+                [
+                    r
+                    for r in found.exact
+                    if r.previous is None and in_order(profile, trail, r, accepted)
+                ]
             ),
             self._touched,
             trail,
@@ -259,7 +263,9 @@ class Referee:
         ):
             readings = best_explained(
                 profile,
-                self._keeping_accepted([r for r in candidates if in_order(profile, trail, r)]),
+                self._keeping_accepted(
+                    [r for r in candidates if in_order(profile, trail, r, accepted)]
+                ),
                 self._touched,
                 trail,
             )
@@ -295,6 +301,10 @@ class Referee:
                 retold = replace(first, actions=(*self._partial, *rest), start=self.turn_start)
                 kept.append(replace(reading, previous=retold) if reading.previous else retold)
         return kept or readings
+
+    def _accepted_frame(self) -> int | None:
+        """The frame of the accepted part of the turn in progress, if any."""
+        return self.profile.render(self.position) if self._partial else None
 
     def _search_start(self) -> State:
         """Where the search for a reading begins: the turn's start, or, once the turn holds a
@@ -473,10 +483,12 @@ class Referee:
             found = self.matcher.search(self.turn_start, frame, self._changed_cells())
         except SearchLimitError:
             return
-        profile, trail = self.profile, self._trail
+        profile, trail, accepted = self.profile, self._trail, self._accepted_frame()
         readings = best_explained(
             profile,
-            self._keeping_accepted([r for r in found.exact if in_order(profile, trail, r)]),
+            self._keeping_accepted(
+                [r for r in found.exact if in_order(profile, trail, r, accepted)]
+            ),
             self._touched,
             trail,
         )
