@@ -66,7 +66,7 @@ class Result:
 def run(scenario: Scenario, sink: Callable[[Event], None] | None = None) -> Result:
     """Plays the scenario in virtual time; `sink` sees every event as it happens."""
     with tempfile.TemporaryDirectory(prefix="magboard-scenario-") as folder:
-        return _Run(scenario, Path(folder) / "journal.jsonl", sink).go()
+        return _Run(scenario, Path(folder) / "magboard.db", sink).go()
 
 
 def run_file(path: str | Path, sink: Callable[[Event], None] | None = None) -> Result:

@@ -5,6 +5,7 @@ in virtual time. Scenarios, the demo, soak runs and the web page all drive one o
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -59,9 +60,9 @@ class SimSession:
         self.options = self.game.resolve_options(options)
         self.random = random.Random(seed)
         self.events: list[Event] = []
-        self.journal = Journal(journal) if journal else None
         self.board = SimBoard(self.spec, clock)
         self.clock = self.board.clock
+        self.journal = Journal(journal, wall=self._wall()) if journal else None
         table = wiring.wire(
             self.board,
             self.game,
@@ -174,6 +175,11 @@ class SimSession:
 
     # Time.
 
+    def _wall(self) -> Callable[[], float]:
+        """The journal's calendar: virtual time, counted from when the session began."""
+        clock, start = self.clock, time.time() - self.clock.now()
+        return lambda: start + clock.now()
+
     def run_for(self, seconds: float) -> None:
         self.loop.run_until(self.clock.now() + seconds)
 
@@ -188,6 +194,8 @@ class SimSession:
         """A power cut: the electronics and the program start again, the pieces stay where
         they are, and the journal (if any) says which game was on."""
         resume = self.journal.load() if self.journal else None
+        if self.journal:
+            self.journal.close()
         session = SimSession(
             self.spec,
             resume.game if resume else self.game.name,

@@ -923,7 +923,7 @@ def soak(
     seeds = random.Random(seed)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="magboard-soak-") as folder:
-        journal = Path(folder) / "journal.jsonl"
+        journal = Path(folder) / "magboard.db"
         for _ in range(games):
             player(spec, found, resolved, seeds.randrange(2**32), tally, journal).play()
             tally.games += 1

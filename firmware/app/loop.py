@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from magboard.firmware.clocks import GameClock, Stage
 from magboard.firmware.events import ButtonPressed, Event, FaultSurvived, LedFrame
+from magboard.firmware.journal import Journal
 from magboard.firmware.lights import LedWriter
 from magboard.firmware.referee import Referee
 from magboard.firmware.sensing import Debouncer, Scanner
@@ -19,6 +20,9 @@ from magboard.hardware.interface import RGB, Board
 
 FAULT_SHOWN = 5.0
 """Seconds the alert LED stays on after a fault the board survived."""
+
+JOURNAL_RETRY = 10.0
+"""Seconds between tries to write a journal the disk refused (the alert is lit meanwhile)."""
 
 
 def pixels_hex(pixels: Iterable[RGB]) -> str:
@@ -34,8 +38,12 @@ class BoardLoop:
         *,
         debounce: float | None = None,
         game_clock: GameClock | None = None,
+        journal: Journal | None = None,
     ) -> None:
         self.board = board
+        self.journal = journal
+        """Hears every event first: a move is on disk before anyone hears of it."""
+        self._journal_retry = 0.0
         self.referee = referee
         self.game_clock = game_clock
         self._clock_stage: Stage | None = None
@@ -55,8 +63,19 @@ class BoardLoop:
         referee.emit = self.emit
 
     def emit(self, event: Event) -> None:
+        journal = self.journal
+        if journal is not None:
+            journal.record(event)
         for sink in self.sinks:
             sink(event)
+        if journal is not None:
+            self._journal_news(event.t)
+
+    def _journal_news(self, now: float) -> None:
+        """The journal's troubles (and its recovery) as fault events, with the alert lit."""
+        for detail in self.journal.news():
+            self._fault_until = now + FAULT_SHOWN
+            self.emit(FaultSurvived(now, "journal", str(self.journal.path), detail))
 
     def start(self, actions: Iterable[str] = (), reserves: tuple[float, ...] | None = None) -> None:
         """Starts (or resumes) the game and says at once if the pieces do not match it. A
@@ -88,6 +107,11 @@ class BoardLoop:
             self.button(button.button, button.pressed, button.at, now)
         for poll in self.inputs:
             poll(now)
+        journal = self.journal
+        if journal is not None and journal.behind and now >= self._journal_retry:
+            self._journal_retry = now + JOURNAL_RETRY
+            journal.catch_up()
+            self._journal_news(now)
         if reading.blind:
             self._fault_until = max(self._fault_until, now + FAULT_SHOWN)
         if reading.changed:
@@ -136,7 +160,8 @@ class BoardLoop:
             self._flagged = None
 
     def _light(self, now: float) -> None:
-        view = self.referee.view(fault=now < self._fault_until)
+        behind = self.journal is not None and self.journal.behind
+        view = self.referee.view(fault=now < self._fault_until or behind)
         if self.game_clock is not None:
             stage = self._clock_stage
             view = replace(view, clock=stage.value if stage else None, flagged=self._flagged)

@@ -53,9 +53,8 @@ def wire(
     # The loop takes the referee's events over as it is built: nothing is emitted before.
     initial = game.new_state(options)
     referee = Referee(profile, initial, _unheard, takeback=takeback, options=options)
-    first = [journal.record] if journal is not None else []
     game_clock = clock_for(options, initial.players)
-    loop = BoardLoop(board, referee, [*first, *sinks], game_clock=game_clock)
+    loop = BoardLoop(board, referee, sinks, game_clock=game_clock, journal=journal)
     return Table(board, profile, referee, loop)
 
 

@@ -125,7 +125,7 @@ def test_the_board_runs_the_clock_and_a_fallen_flag_loses_the_bout():
 
 def test_a_move_in_time_starts_the_other_clock_and_a_power_cut_keeps_the_reserves(tmp_path):
     session = SimSession(
-        "r1", "lance-assembly", {"clock": "lance"}, journal=tmp_path / "game.jsonl"
+        "r1", "lance-assembly", {"clock": "lance"}, journal=tmp_path / "magboard.db"
     )
     session.lay_out()
     session.start()

@@ -22,7 +22,7 @@ DRAW = ("b2", "a1", "c1", "a3", "a2", "c2", "b3", "b1", "c3")
 
 @pytest.fixture
 def linked(tmp_path):
-    session = SimSession("mini", "tic-tac-toe", journal=tmp_path / "game.jsonl")
+    session = SimSession("mini", "tic-tac-toe", journal=tmp_path / "magboard.db")
     link = SerialLink("pty", session.loop)
     session.lay_out()
     session.start()

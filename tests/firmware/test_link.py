@@ -115,7 +115,7 @@ def without_time(event: Event) -> dict:
 
 @pytest.fixture
 def board(tmp_path):
-    session = SimSession("mini", "tic-tac-toe", journal=tmp_path / "game.jsonl")
+    session = SimSession("mini", "tic-tac-toe", journal=tmp_path / "magboard.db")
     link = SerialLink("pty", session.loop)
     session.lay_out()
     session.start()
@@ -166,7 +166,7 @@ def test_hello_and_state_answer_the_host_only(board, tmp_path):
         ("b2",),
     )
     assert plain(session.events) == plain(before), "answers are not board events"
-    assert Journal(tmp_path / "game.jsonl").load().actions == ("b2",)
+    assert Journal(tmp_path / "magboard.db").load().actions == ("b2",)
 
 
 def test_a_virtual_press_is_the_physical_button(board, monkeypatch):
@@ -452,7 +452,7 @@ def test_a_link_url_that_can_never_open_is_refused():
 
 
 def test_run_with_a_bad_link_says_so_in_one_line(capsys, tmp_path):
-    argv = ["run", "--sim", "--board", "mini", "--journal", str(tmp_path / "j.jsonl")]
+    argv = ["run", "--sim", "--board", "mini", "--journal", str(tmp_path / "magboard.db")]
     status = cli.main([*argv, "--link", "nope://somewhere"])
     _out, err = capsys.readouterr()
     assert status == 2

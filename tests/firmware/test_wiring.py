@@ -69,13 +69,13 @@ def test_the_table_is_wired_as_asked():
 
 
 def test_the_journal_hears_first(tmp_path):
-    journal = Journal(tmp_path / "game.jsonl")
+    journal = Journal(tmp_path / "magboard.db")
     on_disk = []
     table = wiring.wire(
         SimBoard(load_board("mini")),
         get_game("tic-tac-toe"),
         journal=journal,
-        sinks=[lambda event: on_disk.append(journal.load() is not None)],
+        sinks=[lambda event: on_disk.append(Journal(journal.path).load() is not None)],
     )
     table.loop.start()
     assert on_disk[0] is True
@@ -99,7 +99,7 @@ def test_magboard_run_wires_the_pi_board(wired, monkeypatch, capsys, tmp_path):
         step(self, until)
 
     monkeypatch.setattr(BoardLoop, "step", a_few_steps)
-    journal = tmp_path / "game.jsonl"
+    journal = tmp_path / "magboard.db"
     argv = ["run", "--board", "mini", "--journal", str(journal), "--no-takeback"]
     assert cli.main(argv) == 0
     assert len(steps) == 3

@@ -339,7 +339,7 @@ def test_magboard_run_sim_link_pty_end_to_end(tmp_path):
     board = subprocess.Popen(
         [
             *(sys.executable, "-m", "magboard.host.cli", "run", "--sim", "--board", "mini"),
-            *("--journal", str(tmp_path / "game.jsonl"), "--link", "pty"),
+            *("--journal", str(tmp_path / "magboard.db"), "--link", "pty"),
         ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
