@@ -46,7 +46,7 @@ poppler:
 
 test: setup browser poppler
 	$(BIN)/python -m pytest
-	MAGBOARD_NATIVE=python $(BIN)/python -m pytest
+	MAGBOARD_NATIVE=python $(BIN)/python -m pytest -m 'not deep and not backend_free'
 
 bench: setup
 	$(BIN)/magboard bench lines

@@ -17,7 +17,7 @@ import contextlib
 import json
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -194,7 +194,7 @@ class Journal:
         self._open()
         try:
             db = self._connection()
-            with db:
+            with _transaction(db):
                 db.execute(
                     "INSERT INTO selftests (wall, report) VALUES (?, ?)",
                     (self.wall(), json.dumps(report)),
@@ -338,7 +338,7 @@ class Journal:
                 bad.append((seq, problem))
         if bad and mark:
             try:
-                with db:
+                with _transaction(db):
                     db.executemany(
                         "UPDATE records SET set_aside = ? WHERE seq = ?",
                         [(problem, seq) for seq, problem in bad],
@@ -371,7 +371,7 @@ class Journal:
         fresh: list[_Game] = []
         try:
             db = self._connection()
-            with db:
+            with _transaction(db):
                 for game, *_ in self._pending:
                     self._insert_game(db, game, fresh)
                 for game in self._touched:
@@ -417,6 +417,21 @@ class Journal:
         )
         game.db_id = cursor.lastrowid
         fresh.append(game)
+
+
+@contextlib.contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    """One commit for everything inside: the connection is in autocommit mode, so that
+    PRAGMAs and the schema run outside any transaction, and a record and its game's figures
+    land together or not at all."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
 
 
 def _fold(game: _Game, event: Event, wall: float) -> None:
