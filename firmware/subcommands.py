@@ -39,9 +39,15 @@ def add(commands: argparse._SubParsersAction) -> None:
     play.set_defaults(run=_play)
 
     run = add_game_options(commands.add_parser("run", help="referee a game on a board"))
-    run.add_argument("--board", default="r1", help="board name or file (default r1)")
-    run.add_argument("--game", default="tic-tac-toe")
-    run.add_argument("--journal", metavar="PATH", help="where the game in progress is kept")
+    run.add_argument(
+        "--config",
+        metavar="FILE",
+        help="the operator's configuration (/etc/magboard/magboard.toml on an installed board); "
+        "flags given here win over it",
+    )
+    run.add_argument("--board", help="board name or file (default r1)")
+    run.add_argument("--game", help="the game (default tic-tac-toe)")
+    run.add_argument("--journal", metavar="PATH", help="the state database (the game, figures)")
     run.add_argument(
         "--no-takeback", action="store_true", help="restoring a position undoes nothing"
     )

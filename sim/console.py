@@ -36,6 +36,7 @@ def run_console(request: RunRequest) -> int:
         takeback=request.takeback,
         journal=request.journal.path,
         sinks=[print_event],
+        unattended=request.unattended,
     )
     serial_link = open_link(request.link, session.loop) if request.link else None
     try:

@@ -12,6 +12,7 @@ from typing import Any
 
 from magboard.firmware.app import wiring
 from magboard.firmware.app.loop import BoardLoop
+from magboard.firmware.app.unattended import Unattended
 from magboard.firmware.events import Event
 from magboard.firmware.games import Action, State, get_game
 from magboard.firmware.journal import Journal
@@ -54,6 +55,7 @@ class SimSession:
         sinks: Iterable[Callable[[Event], None]] = (),
         clock: VirtualClock | None = None,
         world: World | None = None,
+        unattended: Unattended | None = None,
     ) -> None:
         self.spec = board if isinstance(board, BoardSpec) else load_board(board)
         self.game = get_game(game)
@@ -70,6 +72,7 @@ class SimSession:
             takeback=takeback,
             journal=self.journal,
             sinks=[self.events.append, *sinks],
+            unattended=unattended,
         )
         self.profile: Profile = table.profile
         self.referee: Referee = table.referee
@@ -204,7 +207,7 @@ class SimSession:
             journal=self.journal.path if self.journal else None,
             clock=self.clock,
             world=self.world,
-            **changes,
+            **{"unattended": self.loop.idle.settings if self.loop.idle else None, **changes},
         )
         session.board.dead_leds |= self.board.dead_leds  # LEDs are hardware: dead stays dead
         session.start(*((resume.actions, resume.reserves) if resume else ()))

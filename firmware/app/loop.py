@@ -11,12 +11,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from magboard.firmware.clocks import GameClock, Stage
-from magboard.firmware.events import ButtonPressed, Event, FaultSurvived, LedFrame
+from magboard.firmware.events import ButtonPressed, Event, FaultSurvived, LedFrame, Note
 from magboard.firmware.journal import Journal
 from magboard.firmware.lights import LedWriter
 from magboard.firmware.referee import Referee
 from magboard.firmware.sensing import Debouncer, Scanner
 from magboard.hardware.interface import RGB, Board
+
+from .unattended import Idle, Unattended
 
 FAULT_SHOWN = 5.0
 """Seconds the alert LED stays on after a fault the board survived."""
@@ -39,11 +41,16 @@ class BoardLoop:
         debounce: float | None = None,
         game_clock: GameClock | None = None,
         journal: Journal | None = None,
+        unattended: Unattended | None = None,
     ) -> None:
         self.board = board
         self.journal = journal
         """Hears every event first: a move is on disk before anyone hears of it."""
         self._journal_retry = 0.0
+        self.idle = Idle(unattended, board.clock.now()) if unattended else None
+        area = referee.profile.area
+        self._attract_places = tuple(sorted(area, key=lambda cell: (cell[0] + cell[1], cell[0])))
+        """The game's squares, diagonal by diagonal: the way attract mode's wave runs."""
         self.referee = referee
         self.game_clock = game_clock
         self._clock_stage: Stage | None = None
@@ -95,7 +102,9 @@ class BoardLoop:
         waits no later than `until` if given."""
         game_clock, now = self.game_clock, self.board.clock.now()
         clock_change = game_clock.next_change(now) if game_clock is not None else None
-        wakes = [t for t in (self.writer.next_deadline(), until, clock_change) if t is not None]
+        idle_change = self.idle.next_wake(now) if self.idle is not None else None
+        deadlines = (self.writer.next_deadline(), until, clock_change, idle_change)
+        wakes = [t for t in deadlines if t is not None]
         wake = min(wakes, default=None)
         reading = self.scanner.step(wake_at=wake)
         now = reading.now
@@ -115,16 +124,32 @@ class BoardLoop:
         if reading.blind:
             self._fault_until = max(self._fault_until, now + FAULT_SHOWN)
         if reading.changed:
+            if self.idle is not None:
+                self.idle.touched(now)
             referee.judge(reading.debounced, now, stable=False)
         if reading.stable is not None:
             referee.judge(reading.stable, now, stable=True)
         self._follow_clock(now, reading.debounced)
+        self._left_alone(now)
         self._light(now)
+
+    def _left_alone(self, now: float) -> None:
+        """A finished game left standing long enough gives way to a new one."""
+        idle = self.idle
+        if idle is None:
+            return
+        idle.follow(self.referee.position.outcome() is not None, now)
+        if idle.reset_due(now):
+            self.emit(Note(now, "the finished game was left standing: a new game begins"))
+            self.new_game(now)
+            idle.follow(False, now)
 
     def button(self, name: str, pressed: bool, at: float, now: float) -> None:
         """A button went down or up (at `at`): reported, and a press goes to the referee. A
         virtual button (the serial link's `press`) comes through here too, so it is the same."""
         self.emit(ButtonPressed(at, name, pressed))
+        if self.idle is not None:
+            self.idle.touched(now)
         if pressed:
             self.referee.press(name, now, self.scanner.debouncer.debounced)
             if name == "new":
@@ -162,6 +187,9 @@ class BoardLoop:
     def _light(self, now: float) -> None:
         behind = self.journal is not None and self.journal.behind
         view = self.referee.view(fault=now < self._fault_until or behind)
+        attract = self.idle.attract_since(now) if self.idle is not None else None
+        if attract is not None:
+            view = replace(view, attract=self._attract_places, attract_since=attract)
         if self.game_clock is not None:
             stage = self._clock_stage
             view = replace(view, clock=stage.value if stage else None, flagged=self._flagged)

@@ -11,20 +11,23 @@ from __future__ import annotations
 import argparse
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from magboard.firmware.events import Event
-from magboard.firmware.games import Game, get_game
+from magboard.firmware.games import Game, GameError, get_game
 from magboard.firmware.journal import Journal, Resume
-from magboard.hardware.spec import BoardSpec, load_board
+from magboard.hardware.spec import BoardSpec, BoardSpecError, load_board
 
 from . import wiring
+from .config import Config, ConfigError, load_config
 from .errors import CommandError
 from .link import POLL as LINK_POLL
 from .link import LinkURLError, SerialLink
 from .loop import BoardLoop
+from .unattended import Unattended
 
 DEFAULT_JOURNAL = Path(os.environ.get("MAGBOARD_STATE", "~/.local/state/magboard")) / "magboard.db"
 
@@ -41,15 +44,42 @@ class RunRequest:
     """The journalled game to resume, if it is this one."""
     takeback: bool
     link: str | None
+    unattended: Unattended | None = None
 
 
 def request_of(args: argparse.Namespace) -> RunRequest:
-    spec = load_board(args.board)
-    game = get_game(args.game)
-    options = game.resolve_options(game.parse_options(args.option))
-    journal = Journal(Path(args.journal or DEFAULT_JOURNAL).expanduser())
+    """The request from the command line over the configuration file (`--config`): a flag
+    given wins; the file's options go with the file's game only."""
+    config = load_config(Path(args.config)) if args.config else Config()
+
+    def configured(key: str, read: Callable[[Any], Any], value: Any) -> Any:
+        """`read(value)`, where a value from the file is refused naming the file and key."""
+        try:
+            return read(value)
+        except (GameError, BoardSpecError) as error:
+            raise ConfigError(f"{args.config}: {key}: {error}") from None
+
+    spec = (
+        load_board(args.board)
+        if args.board
+        else configured("board", load_board, config.board or "r1")
+    )
+    game = (
+        get_game(args.game)
+        if args.game
+        else configured("game", get_game, config.game or "tic-tac-toe")
+    )
+    given = game.parse_options(args.option)
+    if config.options and game.name == get_game(config.game or "tic-tac-toe").name:
+        options = configured("options", game.resolve_options, {**config.options, **given})
+    else:
+        options = game.resolve_options(given)
+    journal = Journal(Path(args.journal or config.journal or DEFAULT_JOURNAL).expanduser())
     resume = resumable(journal.load(), game, spec, options)
-    return RunRequest(spec, game, options, journal, resume, not args.no_takeback, args.link)
+    takeback = not args.no_takeback and config.takeback is not False
+    return RunRequest(
+        spec, game, options, journal, resume, takeback, args.link or config.link, config.unattended
+    )
 
 
 def print_event(event: Event) -> None:
@@ -75,6 +105,7 @@ def main(args: argparse.Namespace) -> int:
             takeback=request.takeback,
             journal=request.journal,
             sinks=[print_event],
+            unattended=request.unattended,
         )
         link = open_link(request.link, table.loop) if request.link else None
         resume = request.resume

@@ -21,6 +21,7 @@ from magboard.firmware.referee import Referee
 from magboard.hardware.interface import Board
 
 from .loop import BoardLoop
+from .unattended import Unattended
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ def wire(
     takeback: bool = True,
     journal: Journal | None = None,
     sinks: Iterable[Callable[[Event], None]] = (),
+    unattended: Unattended | None = None,
 ) -> Table:
     """Sets `game` (with `options`; missing ones take their defaults) up on `board`.
 
@@ -54,7 +56,9 @@ def wire(
     initial = game.new_state(options)
     referee = Referee(profile, initial, _unheard, takeback=takeback, options=options)
     game_clock = clock_for(options, initial.players)
-    loop = BoardLoop(board, referee, sinks, game_clock=game_clock, journal=journal)
+    loop = BoardLoop(
+        board, referee, sinks, game_clock=game_clock, journal=journal, unattended=unattended
+    )
     return Table(board, profile, referee, loop)
 
 

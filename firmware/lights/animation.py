@@ -87,6 +87,21 @@ def draw_level(view: View, now: float, palette: Palette) -> float:
     return low + (high - low) * rise
 
 
+def attract_levels(view: View, now: float, palette: Palette) -> list[tuple[int, float]]:
+    """Each attract place's (seat colour, level) at `now`: a slow breath that travels along
+    the places, changing colour at each place's darkest moment."""
+    elapsed = max(0.0, now - view.attract_since)
+    step = math.floor(elapsed / palette.attract_step_seconds + _EPSILON)
+    wave = palette.attract_wave_steps
+    low, high = palette.attract_levels
+    found = []
+    for i in range(len(view.attract)):
+        phase = step - i * palette.attract_lag_steps
+        rise = (1 - math.cos(2 * math.pi * (phase % wave) / wave)) / 2
+        found.append(((phase // wave) % view.players, low + (high - low) * rise))
+    return found
+
+
 def next_change(view: View, now: float, palette: Palette = DEFAULT) -> float | None:
     """The first time after `now` at which the frame of `view` may differ from the one at `now`;
     None when it stays as it is."""
@@ -101,6 +116,10 @@ def next_change(view: View, now: float, palette: Palette = DEFAULT) -> float | N
     if (len(view.win) > 1 or view.draw) and celebrating(view, now, palette):
         step = palette.win_step_seconds if len(view.win) > 1 else _pulse_step(palette)
         times.append(min(_next_boundary(view, now, step), view.since + palette.celebration_seconds))
+    if view.attract:
+        step = palette.attract_step_seconds
+        elapsed = max(0.0, now - view.attract_since)
+        times.append(view.attract_since + (math.floor(elapsed / step + _EPSILON) + 1) * step)
     return min(times, default=None)
 
 

@@ -29,6 +29,7 @@ PRECEDENCE = (
     "due",
     "targets",
     "last_move",
+    "attract",
 )
 """Which meaning a place shows when several apply, most urgent first. A layer owns its places in
 both phases of a blink (dark in the off phase), so a blink never flickers with a lower meaning."""
@@ -72,6 +73,14 @@ class Palette:
     draw_pulse_seconds: float = 2.0
     draw_pulse_steps: int = 40
     """The pulse moves in steady steps, so the lights always know when they next change."""
+    attract_levels: tuple[float, float] = (0.0, 0.12)
+    """A board nobody has touched for a while breathes slowly in the seats' colours, a wave
+    across the game's area: low enough to stay calm, and below every meaning a game shows."""
+    attract_step_seconds: float = 0.2
+    attract_wave_steps: int = 30
+    """One breath of a square takes this many steps (6 s)."""
+    attract_lag_steps: int = 2
+    """Each square along the wave breathes this many steps after the one before it."""
     celebration_seconds: float = 30.0
     """How long the win and draw animations run; then they hold still, and a board left
     standing after a game goes idle (no frames, no scans) until someone touches it."""

@@ -14,7 +14,15 @@ from dataclasses import dataclass
 from magboard.hardware.interface import RGB
 from magboard.hardware.spec import BoardSpec, Place
 
-from .animation import clock_lit, draw_level, error_blinking, fast_on, slow_on, win_head
+from .animation import (
+    attract_levels,
+    clock_lit,
+    draw_level,
+    error_blinking,
+    fast_on,
+    slow_on,
+    win_head,
+)
 from .palette import DEFAULT, OFF, PRECEDENCE, Palette, dimmed
 from .view import View
 
@@ -125,6 +133,16 @@ def _last_move(view: View, now: float, palette: Palette) -> Iterable[tuple[Place
     return ((place, colour) for place in view.last_move)
 
 
+def _attract(view: View, now: float, palette: Palette) -> Iterable[tuple[Place, RGB]]:
+    if not view.attract:
+        return ()
+    levels = attract_levels(view, now, palette)
+    return (
+        (place, dimmed(palette.players[seat], level))
+        for place, (seat, level) in zip(view.attract, levels, strict=True)
+    )
+
+
 LAYERS: Mapping[str, Layer] = {
     "error": _error,
     "remove": _remove,
@@ -134,6 +152,7 @@ LAYERS: Mapping[str, Layer] = {
     "due": _due,
     "targets": _targets,
     "last_move": _last_move,
+    "attract": _attract,
 }
 _ORDERED = tuple(LAYERS[name] for name in PRECEDENCE)
 

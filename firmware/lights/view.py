@@ -56,6 +56,11 @@ class View:
     its seat LED is steady on the turn's time, blinks slowly on the reserve, fast at the end."""
     flagged: int | None = None
     """The seat whose time ran out: its seat LED in the alert colour."""
+    attract: tuple[Place, ...] = ()
+    """Nobody has touched the board for a while: a calm wave runs along these places (in
+    order), under anything else shown, inviting play."""
+    attract_since: float = 0.0
+    """When attract mode began (the wave counts from here, other animations from `since`)."""
 
     def __post_init__(self) -> None:
         for name in _PLACE_SETS:
@@ -68,6 +73,8 @@ class View:
             object.__setattr__(self, "put_back", frozenset(pairs))
         if not isinstance(self.win, tuple):
             object.__setattr__(self, "win", tuple(self.win))
+        if not isinstance(self.attract, tuple):
+            object.__setattr__(self, "attract", tuple(self.attract))
         self._check()
 
     def _check(self) -> None:

@@ -8,6 +8,7 @@ import dataclasses
 import pytest
 
 from magboard.firmware.lights import DEFAULT, PRECEDENCE, Palette, View, render
+from magboard.firmware.lights.animation import next_change
 from magboard.firmware.lights.palette import OFF, dimmed
 from magboard.hardware.spec import Slot, load_board
 
@@ -210,7 +211,7 @@ def test_a_hole_in_the_lattice_has_no_led_and_is_ignored():
     assert set(lit(render(view, holed, 0.0))) == at(MINI, (0, 0)) | {seat_led(MINI, 0)}
 
 
-def test_precedence_is_error_then_put_right_then_win_then_due_then_targets_then_last_move():
+def test_precedence_is_error_put_right_win_due_targets_last_move_then_attract():
     assert PRECEDENCE == (
         "error",
         "remove",
@@ -220,6 +221,7 @@ def test_precedence_is_error_then_put_right_then_win_then_due_then_targets_then_
         "due",
         "targets",
         "last_move",
+        "attract",
     )
     place = (3, 0)
     layers = [
@@ -235,10 +237,31 @@ def test_precedence_is_error_then_put_right_then_win_then_due_then_targets_then_
             {"last_move": {place}, "last_mover": 1},
             dimmed(P.players[1], P.last_move_level),
         ),
+        ("attract", {"attract": (place,)}, dimmed(P.players[0], P.attract_levels[0])),
     ]
     for top, (name, _, colour) in enumerate(layers):
         fields = {key: value for _, more, _ in layers[top:] for key, value in more.items()}
         assert render(View(players=2, **fields), R1, 0.0)[R1.led_index[place]] == colour, name
+
+
+def test_attract_mode_is_a_calm_wave_across_the_area_in_every_seats_colour():
+    """A board nobody touches breathes: each square rises and falls in turn, never brighter
+    than a target, through every seat's colour; and the lights know when they next change."""
+    places = ((0, 0), (1, 0), (2, 0), (2, 1))
+    view = View(players=2, attract=places, attract_since=10.0)
+    step = P.attract_step_seconds
+    seen: dict[tuple[int, int], set] = {place: set() for place in places}
+    for k in range(2 * P.attract_wave_steps + 10):
+        frame = render(view, MINI, 10.0 + k * step)
+        for place in places:
+            seen[place].add(frame[MINI.led_index[place]])
+    brightest = max(max(c) for colours in seen.values() for c in colours)
+    assert 0 < brightest <= max(dimmed(P.players[0], P.target_level))
+    for colours in seen.values():  # each square both dark and in each seat's hue at times
+        assert OFF in colours and len(colours) > 10
+    first = render(view, MINI, 10.0 + step * P.attract_wave_steps / 2)
+    assert first[MINI.led_index[places[0]]] != first[MINI.led_index[places[3]]]  # a wave
+    assert next_change(view, 10.05) == pytest.approx(10.0 + step)
 
 
 def test_a_blink_owns_its_place_in_its_off_phase_too():

@@ -1,0 +1,108 @@
+"""The operator's configuration file (`/etc/magboard/magboard.toml`): which board, which game and
+options, where the journal lives, and how the board behaves when nobody watches it.
+
+A board that runs unattended is set up once by someone who may not come back for weeks, so every
+mistake in the file is refused at start, in one line naming the file and the key, before the
+board lights anything: a typo must not become a silently different game.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import CommandError
+from .unattended import Unattended
+
+DEFAULT_CONFIG = Path("/etc/magboard/magboard.toml")
+
+
+class ConfigError(CommandError, ValueError):
+    """The configuration file cannot be used (the message names the file and the key)."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """What the file sets; None where it leaves the command's own default."""
+
+    board: str | None = None
+    game: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    takeback: bool | None = None
+    journal: Path | None = None
+    link: str | None = None
+    unattended: Unattended | None = None
+
+
+def load_config(path: Path) -> Config:
+    try:
+        text = Path(path).read_bytes().decode("utf-8")
+        data = tomllib.loads(text)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a directory, not a configuration file") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot be read ({error.strerror or error})") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {error.start})") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML ({error})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply to be a configuration file") from None
+    return _config(Path(path), data)
+
+
+_TOP = {"board": str, "game": str, "takeback": bool, "journal": str, "link": str}
+_SECTIONS = {"options", "unattended"}
+_UNATTENDED = ("attract_after", "reset_after")
+
+
+def _config(path: Path, data: dict[str, Any]) -> Config:
+    def refuse(key: str, problem: str) -> ConfigError:
+        return ConfigError(f"{path}: {key} {problem}")
+
+    for key, value in data.items():
+        if key in _TOP:
+            if not isinstance(value, _TOP[key]):
+                raise refuse(key, f"is {_kind(_TOP[key])}, not {value!r}")
+        elif key in _SECTIONS:
+            if not isinstance(value, dict):
+                raise refuse(key, f"is a table ([{key}]), not {value!r}")
+        else:
+            known = ", ".join([*_TOP, *sorted(_SECTIONS)])
+            raise refuse(key, f"is not a setting (the settings: {known})")
+    for key in ("board", "game", "journal", "link"):
+        if data.get(key) == "":
+            raise refuse(key, "is empty")
+    seconds: dict[str, float | None] = {}
+    for key, value in data.get("unattended", {}).items():
+        name = f"unattended.{key}"
+        if key not in _UNATTENDED:
+            raise refuse(name, f"is not a setting (the settings: {', '.join(_UNATTENDED)})")
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise refuse(name, f"is a number of seconds, not {value!r}")
+        if not math.isfinite(value) or value < 0:
+            raise refuse(name, f"is a number of seconds, 0 (never) or more, not {value!r}")
+        seconds[key] = float(value) or None
+    options = data.get("options", {})
+    for key, value in options.items():
+        if not isinstance(value, str | int | float | bool):
+            raise refuse(f"options.{key}", f"is a plain value, not {value!r}")
+    journal = data.get("journal")
+    return Config(
+        board=data.get("board"),
+        game=data.get("game"),
+        options=dict(options),
+        takeback=data.get("takeback"),
+        journal=Path(journal) if journal else None,
+        link=data.get("link"),
+        unattended=Unattended(**seconds),
+    )
+
+
+def _kind(kind: type) -> str:
+    return {str: "text", bool: "true or false"}[kind]
