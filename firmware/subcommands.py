@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 BENCHES = {"lines": "magboard.firmware.native.bench"}
 """`magboard bench NAME`: the module that measures it (`measure` and `format_report`)."""
@@ -59,6 +60,15 @@ def add(commands: argparse._SubParsersAction) -> None:
     )
     run.set_defaults(run=_run)
 
+    stats = commands.add_parser("stats", help="what the board has been used for")
+    stats.add_argument(
+        "--journal",
+        metavar="PATH",
+        help="the state database (default: the configuration's, else the state directory's)",
+    )
+    stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    stats.set_defaults(run=_stats)
+
 
 def _games(args: argparse.Namespace) -> int:
     from .games import all_games
@@ -97,6 +107,19 @@ def _play(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     state = game.new_state(game.parse_options(args.option))
     return play(game, state, sys.stdin, sys.stdout)
+
+
+def _stats(args: argparse.Namespace) -> int:
+    from .app.config import DEFAULT_CONFIG, load_config
+    from .app.run import DEFAULT_JOURNAL
+    from .stats import read_usage, usage_json, usage_lines
+
+    path = args.journal
+    if path is None and DEFAULT_CONFIG.is_file():
+        path = load_config(DEFAULT_CONFIG).journal
+    usage = read_usage(Path(path or DEFAULT_JOURNAL).expanduser())
+    print(usage_json(usage) if args.json else "\n".join(usage_lines(usage)))
+    return 0
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -56,6 +56,7 @@ class SimSession:
         clock: VirtualClock | None = None,
         world: World | None = None,
         unattended: Unattended | None = None,
+        calendar: float | None = None,
     ) -> None:
         self.spec = board if isinstance(board, BoardSpec) else load_board(board)
         self.game = get_game(game)
@@ -64,7 +65,9 @@ class SimSession:
         self.events: list[Event] = []
         self.board = SimBoard(self.spec, clock)
         self.clock = self.board.clock
-        self.journal = Journal(journal, wall=self._wall()) if journal else None
+        self.calendar = time.time() - self.clock.now() if calendar is None else calendar
+        """The date and time (epoch seconds) at virtual time 0, for the journal's records."""
+        self.journal = Journal(journal, wall=self._wall) if journal else None
         table = wiring.wire(
             self.board,
             self.game,
@@ -178,10 +181,8 @@ class SimSession:
 
     # Time.
 
-    def _wall(self) -> Callable[[], float]:
-        """The journal's calendar: virtual time, counted from when the session began."""
-        clock, start = self.clock, time.time() - self.clock.now()
-        return lambda: start + clock.now()
+    def _wall(self) -> float:
+        return self.calendar + self.clock.now()
 
     def run_for(self, seconds: float) -> None:
         self.loop.run_until(self.clock.now() + seconds)
@@ -207,6 +208,7 @@ class SimSession:
             journal=self.journal.path if self.journal else None,
             clock=self.clock,
             world=self.world,
+            calendar=self.calendar,
             **{"unattended": self.loop.idle.settings if self.loop.idle else None, **changes},
         )
         session.board.dead_leds |= self.board.dead_leds  # LEDs are hardware: dead stays dead

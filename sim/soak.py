@@ -189,6 +189,9 @@ class Tally:
     led_frames: int = 0
     virtual_seconds: float = 0.0
     wall_seconds: float = 0.0
+    calendar: float = field(default_factory=time.time)
+    """When the soak began (epoch seconds): its games are journalled one after another from
+    here, in virtual time."""
 
     @property
     def failures(self) -> list[str]:
@@ -230,6 +233,7 @@ class Tally:
         data = asdict(self)
         data["virtual_seconds"] = round(self.virtual_seconds, 3)
         data["wall_seconds"] = round(self.wall_seconds, 3)
+        del data["calendar"]
         data["ok"] = self.ok
         data["failures"] = self.failures
         return data
@@ -254,7 +258,10 @@ class GameSoak:
         self.rng = random.Random(seed)
         self.tally = tally
         self.seed = seed
-        self.session = SimSession(spec, game.name, options, seed=seed, journal=journal)
+        calendar = tally.calendar + tally.virtual_seconds  # the soak's games one after another
+        self.session = SimSession(
+            spec, game.name, options, seed=seed, journal=journal, calendar=calendar
+        )
         self.profile: Profile = self.session.profile
         self.world = self.session.world
         self.clock = self.session.clock
@@ -908,8 +915,10 @@ def soak(
     games: int = 100,
     seed: int = 1,
     options: dict[str, Any] | None = None,
+    journal: Path | None = None,
 ) -> Tally:
-    """Plays `games` games with trouble mixed in; the same seed gives the same figures."""
+    """Plays `games` games with trouble mixed in; the same seed gives the same figures. The
+    games are journalled in `journal` (for `magboard stats`), else in a temporary database."""
     if games < 1:
         raise CommandError(f"a soak plays 1 game or more, not {games}")
     spec = board if isinstance(board, BoardSpec) else load_board(board)
@@ -923,9 +932,9 @@ def soak(
     seeds = random.Random(seed)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="magboard-soak-") as folder:
-        journal = Path(folder) / "magboard.db"
+        path = journal or Path(folder) / "magboard.db"
         for _ in range(games):
-            player(spec, found, resolved, seeds.randrange(2**32), tally, journal).play()
+            player(spec, found, resolved, seeds.randrange(2**32), tally, path).play()
             tally.games += 1
     tally.wall_seconds = time.perf_counter() - started
     return tally
@@ -1019,6 +1028,7 @@ def format_report(tally: Tally) -> str:
 def main(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     options = game.parse_options(args.option)
-    tally = soak(game.name, args.board, args.games, args.seed, options)
+    journal = Path(args.journal).expanduser() if args.journal else None
+    tally = soak(game.name, args.board, args.games, args.seed, options, journal)
     print(json.dumps(tally.to_dict(), indent=2) if args.json else format_report(tally))
     return 0 if tally.ok else 1

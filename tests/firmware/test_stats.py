@@ -1,0 +1,48 @@
+"""`magboard stats` reads a board's usage from its state database, here after a soak."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from magboard.host.cli import main
+
+
+def test_stats_after_a_soak_print_the_figures_of_the_games_played(tmp_path, capsys):
+    journal = tmp_path / "magboard.db"
+    argv = ["soak", "--game", "tic-tac-cap", "--board", "mini", "--games", "6", "--seed", "3"]
+    assert main([*argv, "--journal", str(journal), "--json"]) == 0
+    tally = json.loads(capsys.readouterr().out)
+    assert main(["stats", "--journal", str(journal)]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split() == [
+        "game",
+        "started",
+        "finished",
+        "abandoned",
+        "playing",
+        "turns",
+        "minutes",
+        "mistakes",
+        "takebacks",
+        "faults",
+    ]
+    row = table[1].split()
+    assert row[0] == "tic-tac-cap"
+    finished = tally["games"] - tally["aborted"]
+    assert int(row[2]) == finished and int(row[1]) >= tally["games"]
+    assert main(["stats", "--journal", str(journal), "--json"]) == 0
+    (figures,) = json.loads(capsys.readouterr().out)["games"]
+    assert figures["finished"] == finished and figures["turns_per_game"] >= 3
+    assert figures["mistakes"] > 0 and figures["minutes_per_game"] > 0
+    assert figures["takebacks"] == tally["takebacks"]
+
+
+def test_stats_without_a_database_or_with_a_foreign_one_is_one_line(tmp_path, capsys):
+    foreign = tmp_path / "other.db"
+    with sqlite3.connect(foreign) as db:
+        db.execute("CREATE TABLE t (x)")
+    for path in (tmp_path / "none.db", foreign):
+        assert main(["stats", "--journal", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and str(path) in err
