@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NATIVE := firmware/native/.built
 
-.PHONY: setup browser poppler run test bench perft-deep lint clean
+.PHONY: setup browser poppler systemd run test bench perft-deep lint clean
 
 setup: $(STAMP) $(NATIVE)
 
@@ -44,7 +44,17 @@ poppler:
 	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq poppler-utils >/dev/null; \
 	  else echo "pdftoppm is not installed and cannot be here: overlay tests will be skipped"; fi; }
 
-test: setup browser poppler
+# The install tests (tests/hardware/test_install.py) verify the unit with systemd-analyze and
+# build the project offline with Debian's python3, its venv module and its own setuptools, wheel
+# and cffi. Installed where this can be done, as above; elsewhere those tests say why they skip.
+systemd:
+	@{ command -v systemd-analyze && /usr/bin/python3 -c 'import ensurepip, wheel, cffi'; } >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
+	  if command -v apt-get >/dev/null && $$SUDO true 2>/dev/null; then \
+	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq systemd python3-venv python3-wheel python3-cffi >/dev/null; \
+	  else echo "systemd-analyze or Debian's python3-venv, python3-wheel and python3-cffi are not installed and cannot be here: install tests will be skipped"; fi; }
+
+test: setup browser poppler systemd
 	$(BIN)/python -m pytest
 	MAGBOARD_NATIVE=python $(BIN)/python -m pytest -m 'not deep and not backend_free'
 

@@ -1,9 +1,12 @@
-"""The hardware's subcommand of `magboard`: `board show`, what a board file says, for the person
-building the board. Imports no driver."""
+"""The hardware's subcommands of `magboard`: `board show`, what a board file says, for the person
+building the board; `install`, the service on a Pi (the same as `sudo hardware/install.sh`).
+Imports no driver."""
 
 from __future__ import annotations
 
 import argparse
+
+from . import install
 
 
 def add(commands: argparse._SubParsersAction) -> None:
@@ -12,6 +15,9 @@ def add(commands: argparse._SubParsersAction) -> None:
     show = board_commands.add_parser("show", help="pin map, LED map and budgets of a board")
     show.add_argument("board", help="a reference board (r1, mini) or a path to a board file")
     show.set_defaults(run=_show)
+    setup = commands.add_parser("install", help="install the service on a Pi (as root)")
+    install.add_arguments(setup)
+    setup.set_defaults(run=install.run)
 
 
 def _show(args: argparse.Namespace) -> int:

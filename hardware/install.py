@@ -1,0 +1,457 @@
+"""Installs magboard as a service on a Raspberry Pi: `sudo hardware/install.sh`.
+
+It runs on a fresh Pi before anything else is installed, so it needs nothing but the standard
+library of Python 3.11 (Raspberry Pi OS Bookworm's). Every step first looks at what is there and
+changes only what is missing or differs, printing one line: "created …", "updated …" or
+"unchanged …". Run again, it changes nothing. The steps:
+
+- the system groups gpio, i2c and spi (Raspberry Pi OS has them; other systems may not);
+- the system user magboard, home /var/lib/magboard, no login shell, in those groups;
+- /opt/magboard/.venv with the project and its Pi extra, skipped when the version installed
+  there is the source's;
+- /etc/magboard/magboard.toml, written only when absent: once there it is the operator's;
+- /var/lib/magboard, the journal's directory, owned by magboard, mode 0750;
+- /etc/systemd/system/magboard.service from hardware/magboard.service, and enabled.
+
+`--root DIR` puts every path under DIR, for a test or an image being prepared: useradd and
+systemctl have a --root of their own, and owners are the uids found in DIR/etc/passwd. A
+virtual environment records its own absolute path, so one made under DIR runs from there.
+
+`--pip-args` and `--system-site-packages` are for a Pi without the internet, or a test. With the
+former pip can install from a directory of wheels: `--pip-args="--no-index --find-links DIR"`
+(with the "=", as the value starts with a dash). With the latter the environment also sees the
+packages of the Python that made it (Debian's python3-cffi, python3-lgpio), so that a build
+without isolation (`--no-build-isolation`) can use them instead of downloading its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import shlex
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+USER = "magboard"
+GROUPS = ("gpio", "i2c", "spi")
+HOME = "/var/lib/magboard"
+SHELL = "/usr/sbin/nologin"
+VENV = "/opt/magboard/.venv"
+CONFIG = "/etc/magboard/magboard.toml"
+UNIT_NAME = "magboard.service"
+UNIT = f"/etc/systemd/system/{UNIT_NAME}"
+UNIT_SOURCE = "hardware/magboard.service"
+HERE = Path(__file__).resolve().parent
+BUILD_LITTER = (
+    ".git",
+    ".venv",
+    "build",
+    "*.egg-info",
+    "*.so",
+    "test-artifacts",
+    "__pycache__",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".hypothesis",
+)
+"""What the source's copy leaves out: version control, environments, builds and caches."""
+
+CONFIG_TEXT = """\
+# magboard's configuration: the board, the game and how it runs unattended.
+# `magboard run --config /etc/magboard/magboard.toml` reads it; errors name this file and the key.
+board = "r1"                         # a reference board (mini, r1) or a board file
+game = "tic-tac-toe"                 # see `magboard games`
+takeback = true                      # restoring an earlier position takes moves back
+journal = "/var/lib/magboard/magboard.db"
+
+[options]                            # the game's options, as `magboard games` lists them
+
+[unattended]
+attract_after = 120                  # seconds untouched before the lights invite play; 0 = never
+reset_after = 300                    # seconds a finished game stands before a new one; 0 = never
+"""
+
+
+class InstallError(Exception):
+    """Something the person running the installer can put right; said in one line."""
+
+
+class Change(Enum):
+    CREATED = "created"
+    UPDATED = "updated"
+    UNCHANGED = "unchanged"
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one step found or did, as the line printed for it."""
+
+    change: Change
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.change.value} {self.what}"
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where to install from and to, and how pip may reach the packages."""
+
+    root: Path
+    source: Path
+    python: str
+    """The interpreter the virtual environment is made from."""
+    system_site_packages: bool = False
+    pip_args: tuple[str, ...] = ()
+
+    def path(self, absolute: str) -> Path:
+        return self.root / absolute.lstrip("/")
+
+    def root_args(self) -> list[str]:
+        """The option that points a system tool at the root, none for the running system."""
+        return [] if self.live else ["--root", str(self.root)]
+
+    @property
+    def live(self) -> bool:
+        return self.root == Path("/")
+
+
+@dataclass(frozen=True)
+class Account:
+    uid: int
+    gid: int
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--root", default="/", metavar="DIR", help="install under DIR instead of / (default: /)"
+    )
+    parser.add_argument(
+        "--source",
+        metavar="DIR",
+        help="the magboard checkout to install (default: the one this installer is in)",
+    )
+    parser.add_argument(
+        "--system-site-packages",
+        action="store_true",
+        help="let the virtual environment see the packages of the Python that makes it",
+    )
+    parser.add_argument(
+        "--pip-args",
+        default="",
+        metavar="ARGS",
+        help='more arguments for `pip install`, as one string: --pip-args="--no-index '
+        '--find-links DIR"',
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="install.sh", description="Install magboard as a systemd service (run as root)."
+    )
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+def run(args: argparse.Namespace, out: Callable[[str], None] = print) -> int:
+    """Installs as `args` say, printing a line per step; 2 with one line for what stopped it."""
+    umask = os.umask(0o022)  # the service's user reads the environment and the files made here
+    try:
+        target = target_of(args)
+        for step in install(target):
+            out(str(step))
+    except InstallError as error:
+        print(f"install: {error}", file=sys.stderr)
+        return 2
+    finally:
+        os.umask(umask)
+    return 0
+
+
+def target_of(args: argparse.Namespace) -> Target:
+    """The target, once everything that would stop the install halfway has been checked."""
+    if sys.version_info < (3, 11):  # noqa: UP036 (run by whatever python3 the Pi has)
+        raise InstallError("needs Python 3.11 or later (Raspberry Pi OS Bookworm has it)")
+    if os.geteuid() != 0:
+        raise InstallError("must run as root: sudo hardware/install.sh")
+    root = Path(args.root).resolve()
+    if not root.is_dir():
+        raise InstallError(f"no directory {root} to install into")
+    source = Path(args.source).resolve() if args.source else HERE.parent
+    if not (source / "pyproject.toml").is_file() or not (source / UNIT_SOURCE).is_file():
+        raise InstallError(f"no magboard source at {source}: give --source DIR, a checkout")
+    try:
+        pip_args = tuple(shlex.split(args.pip_args))
+    except ValueError as error:
+        raise InstallError(f"--pip-args: {error}") from error
+    target = Target(
+        root=root,
+        source=source,
+        python=sys.executable,
+        system_site_packages=args.system_site_packages,
+        pip_args=pip_args,
+    )
+    source_version(source)  # a source whose version cannot be read stops it here, not halfway
+    if not (target.path(VENV) / "bin" / "python").exists() and not venv_available():
+        raise InstallError("Python cannot make virtual environments: apt install python3-venv")
+    missing = [tool for tool in ("groupadd", "useradd", "usermod") if shutil.which(tool) is None]
+    if missing:
+        raise InstallError(f"{', '.join(missing)} not found: install the passwd package")
+    return target
+
+
+def venv_available() -> bool:
+    """Debian splits ensurepip into python3-venv; without it `python3 -m venv` fails halfway."""
+    return all(importlib.util.find_spec(name) is not None for name in ("venv", "ensurepip"))
+
+
+def install(target: Target) -> Iterator[Step]:
+    for group in GROUPS:
+        yield ensure_group(target, group)
+    yield ensure_user(target)
+    account = account_of(target)
+    yield ensure_venv(target)
+    yield ensure_package(target)
+    yield ensure_config(target)
+    yield ensure_state_dir(target, account)
+    yield ensure_unit(target)
+    yield ensure_enabled(target, shutil.which("systemctl"))
+
+
+# Users and groups: looked up in the root's own files, so that --root sees its own.
+
+
+def entries(target: Target, name: str) -> dict[str, list[str]]:
+    """The colon-separated entries of an etc file under the root, by their first field."""
+    path = target.path(f"/etc/{name}")
+    if not path.exists():
+        return {}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return {fields[0]: fields for fields in (line.split(":") for line in lines) if len(fields) > 3}
+
+
+def members(target: Target, group: str) -> set[str]:
+    fields = entries(target, "group").get(group)
+    return {name for name in fields[3].split(",") if name} if fields else set()
+
+
+def ensure_group(target: Target, group: str) -> Step:
+    if group in entries(target, "group"):
+        return Step(Change.UNCHANGED, f"group {group}")
+    command(["groupadd", *target.root_args(), "--system", group], f"groupadd {group}")
+    return Step(Change.CREATED, f"group {group}")
+
+
+def ensure_user(target: Target) -> Step:
+    if USER not in entries(target, "passwd"):
+        primary = ["--gid", USER] if USER in entries(target, "group") else ["--user-group"]
+        command(
+            [
+                "useradd",
+                *target.root_args(),
+                "--system",
+                *primary,
+                "--groups",
+                ",".join(GROUPS),
+                "--home-dir",
+                HOME,
+                "--no-create-home",
+                "--shell",
+                SHELL,
+                USER,
+            ],
+            f"useradd {USER}",
+        )
+        return Step(Change.CREATED, f"user {USER} in {', '.join(GROUPS)}")
+    missing = [group for group in GROUPS if USER not in members(target, group)]
+    if not missing:
+        return Step(Change.UNCHANGED, f"user {USER} in {', '.join(GROUPS)}")
+    command(
+        ["usermod", *target.root_args(), "--append", "--groups", ",".join(missing), USER],
+        f"usermod {USER}",
+    )
+    return Step(Change.UPDATED, f"user {USER}, now in {', '.join(missing)} too")
+
+
+def account_of(target: Target) -> Account:
+    fields = entries(target, "passwd").get(USER)
+    if fields is None:
+        raise InstallError(f"user {USER} is not in {target.path('/etc/passwd')}")
+    return Account(uid=int(fields[2]), gid=int(fields[3]))
+
+
+# The virtual environment and the project in it.
+
+
+def ensure_venv(target: Target) -> Step:
+    venv = target.path(VENV)
+    if (venv / "bin" / "python").exists():
+        return Step(Change.UNCHANGED, str(venv))
+    venv.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+    site = ["--system-site-packages"] if target.system_site_packages else []
+    command([target.python, "-m", "venv", *site, str(venv)], f"python3 -m venv {venv}")
+    return Step(Change.CREATED, str(venv))
+
+
+def ensure_package(target: Target) -> Step:
+    venv = target.path(VENV)
+    wanted = source_version(target.source)
+    installed = installed_version(venv)
+    what = f"magboard {wanted} in {venv}"
+    if installed == wanted:
+        return Step(Change.UNCHANGED, what)
+    # pip builds a local directory in place, which would leave root-owned build/ and egg-info
+    # in the operator's checkout: it builds a copy instead.
+    with tempfile.TemporaryDirectory(prefix="magboard-install-") as scratch:
+        copy = Path(scratch) / "magboard"
+        shutil.copytree(target.source, copy, ignore=shutil.ignore_patterns(*BUILD_LITTER))
+        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+        quiet = ["--disable-pip-version-check", "--root-user-action=ignore", "--no-input"]
+        command([*pip, *quiet, *target.pip_args, f"{copy}[pi]"], "pip install", show=True)
+    if installed is None:
+        return Step(Change.CREATED, what)
+    return Step(Change.UPDATED, f"{what} (was {installed})")
+
+
+def source_version(source: Path) -> str:
+    """The version pyproject.toml declares, where this project keeps it (setup.py has none)."""
+    import tomllib  # here, so that an older Python gets the one-line error rather than this
+
+    try:
+        with (source / "pyproject.toml").open("rb") as file:
+            version = tomllib.load(file).get("project", {}).get("version")
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise InstallError(f"cannot read {source / 'pyproject.toml'}: {error}") from error
+    if not isinstance(version, str):
+        raise InstallError(f"{source / 'pyproject.toml'} declares no [project] version")
+    return version
+
+
+def installed_version(venv: Path) -> str | None:
+    """The version of magboard in the environment itself, from its metadata (no process run,
+    and a copy the system's Python might see does not count)."""
+    for metadata in sorted(venv.glob("lib/python3*/site-packages/magboard-*.dist-info/METADATA")):
+        for line in metadata.read_text(encoding="utf-8").splitlines():
+            if line.startswith("Version:"):
+                return line.partition(":")[2].strip()
+            if not line:
+                break
+    return None
+
+
+# Files and directories.
+
+
+def ensure_config(target: Target) -> Step:
+    config = target.path(CONFIG)
+    if config.exists():
+        return Step(Change.UNCHANGED, f"{config} (the operator's, kept as it is)")
+    config.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+    write_file(config, CONFIG_TEXT.encode(), 0o644)
+    return Step(Change.CREATED, str(config))
+
+
+def ensure_state_dir(target: Target, account: Account) -> Step:
+    state = target.path(HOME)
+    if not state.exists():
+        state.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        state.mkdir(mode=0o750)
+        change = Change.CREATED
+    else:
+        found = state.stat()
+        right = (found.st_uid, found.st_gid, stat.S_IMODE(found.st_mode)) == (
+            account.uid,
+            account.gid,
+            0o750,
+        )
+        if right:
+            return Step(Change.UNCHANGED, f"{state} (owner {USER}, mode 0750)")
+        change = Change.UPDATED
+    os.chown(state, account.uid, account.gid)
+    state.chmod(0o750)
+    return Step(change, f"{state} (owner {USER}, mode 0750)")
+
+
+def ensure_unit(target: Target) -> Step:
+    unit = target.path(UNIT)
+    text = (target.source / UNIT_SOURCE).read_bytes()
+    if unit.exists() and unit.read_bytes() == text and stat.S_IMODE(unit.stat().st_mode) == 0o644:
+        return Step(Change.UNCHANGED, str(unit))
+    change = Change.UPDATED if unit.exists() else Change.CREATED
+    unit.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+    write_file(unit, text, 0o644)
+    if target.live and Path("/run/systemd/system").is_dir():
+        command(["systemctl", "daemon-reload"], "systemctl daemon-reload")
+    return Step(change, str(unit))
+
+
+def ensure_enabled(target: Target, systemctl: str | None) -> Step:
+    """Enabled as `systemctl enable` does it, by a link in each target's .wants directory; by
+    hand where there is no systemctl (an image prepared on another system)."""
+    links = [
+        target.path(f"/etc/systemd/system/{wanted_by}.wants/{UNIT_NAME}")
+        for wanted_by in wanted_by_targets(target.path(UNIT).read_text(encoding="utf-8"))
+    ]
+    what = ", ".join(str(link) for link in links)
+    if all(link.is_symlink() and os.readlink(link) == UNIT for link in links):
+        return Step(Change.UNCHANGED, what)
+    if systemctl is not None:
+        command([systemctl, *target.root_args(), "enable", UNIT_NAME], "systemctl enable")
+    else:
+        for link in links:
+            link.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+            if link.is_symlink() or link.exists():
+                link.unlink()
+            link.symlink_to(UNIT)
+    return Step(Change.CREATED, what)
+
+
+def wanted_by_targets(unit_text: str) -> list[str]:
+    """The units the [Install] section's WantedBy= names."""
+    section = ""
+    wanted: list[str] = []
+    for raw in unit_text.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            section = line
+        elif section == "[Install]" and line.startswith("WantedBy="):
+            wanted += line.partition("=")[2].split()
+    return wanted
+
+
+def write_file(path: Path, content: bytes, mode: int) -> None:
+    """Writes whole or not at all: a power cut mid-write leaves the old file or none."""
+    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False) as f:
+        f.write(content)
+        f.flush()
+        os.fsync(f.fileno())
+    os.chmod(f.name, mode)
+    os.replace(f.name, path)
+
+
+def command(argv: list[str], what: str, show: bool = False) -> None:
+    """Runs a tool quietly. If it fails: its last line in ours, or with `show` (pip, whose
+    reasons take more than a line) all it said, then ours."""
+    try:
+        result = subprocess.run(argv, capture_output=True, text=True)
+    except OSError as error:
+        raise InstallError(f"{what} failed: {error}") from error
+    if result.returncode == 0:
+        return
+    said = result.stderr.strip() or result.stdout.strip()
+    if show and said:
+        print(said, file=sys.stderr)
+    reason = said.splitlines()[-1] if said and not show else f"exit status {result.returncode}"
+    raise InstallError(f"{what} failed: {reason}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
