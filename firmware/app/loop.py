@@ -18,6 +18,7 @@ from magboard.firmware.referee import Referee
 from magboard.firmware.sensing import Debouncer, Scanner
 from magboard.hardware.interface import RGB, Board
 
+from .notify import Notifier
 from .unattended import Idle, Unattended
 
 FAULT_SHOWN = 5.0
@@ -67,6 +68,9 @@ class BoardLoop:
         self.inputs: list[Callable[[float], None]] = []
         """Called once a step with the time, after the scan's buttons and before the judging:
         other ways in (the serial link) press buttons and ask things here, in the loop's thread."""
+        self.watchdog: Notifier | None = None
+        """systemd's watchdog, pinged at the end of each step: only a loop that still scans
+        and judges keeps the service alive."""
         referee.emit = self.emit
 
     def emit(self, event: Event) -> None:
@@ -132,6 +136,8 @@ class BoardLoop:
         self._follow_clock(now, reading.debounced)
         self._left_alone(now)
         self._light(now)
+        if self.watchdog is not None:
+            self.watchdog.watchdog(now)
 
     def _left_alone(self, now: float) -> None:
         """A finished game left standing long enough gives way to a new one."""

@@ -27,6 +27,7 @@ from .errors import CommandError
 from .link import POLL as LINK_POLL
 from .link import LinkURLError, SerialLink
 from .loop import BoardLoop
+from .notify import Notifier
 from .unattended import Unattended
 
 DEFAULT_JOURNAL = Path(os.environ.get("MAGBOARD_STATE", "~/.local/state/magboard")) / "magboard.db"
@@ -96,6 +97,7 @@ def resumable(resume: Resume | None, game: Game, spec: BoardSpec, options: dict)
 def main(args: argparse.Namespace) -> int:
     request = request_of(args)
     board = open_pi_board(request.spec)
+    notifier = Notifier.from_environ(os.environ)
     link = None
     try:
         table = wiring.wire(
@@ -110,13 +112,30 @@ def main(args: argparse.Namespace) -> int:
         link = open_link(request.link, table.loop) if request.link else None
         resume = request.resume
         table.loop.start(*((resume.actions, resume.reserves) if resume else ()))
-        table.loop.run_until(math.inf, look_every=LINK_POLL if link else None)
+        if notifier is not None:  # set up and lit: systemd may count the board as started
+            table.loop.watchdog = notifier
+            notifier.status(f"refereeing {request.game.title} on {request.spec.name}")
+            notifier.ready()
+        table.loop.run_until(math.inf, look_every=_look_every(link, notifier))
     except KeyboardInterrupt:
         return 0
     finally:
+        if notifier is not None:
+            notifier.stopping()
+            notifier.close()
         if link is not None:
             link.close()
+        request.journal.close()
         board.close()
+
+
+def _look_every(link: SerialLink | None, notifier: Notifier | None) -> float | None:
+    """How often the loop must wake with nothing to do: for the link's commands, and often
+    enough for systemd's watchdog."""
+    wakes = [LINK_POLL] if link else []
+    if notifier is not None and notifier.watchdog_interval is not None:
+        wakes.append(notifier.watchdog_interval / 4)
+    return min(wakes, default=None)
 
 
 def open_link(url: str, loop: BoardLoop) -> SerialLink:
