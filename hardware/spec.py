@@ -34,6 +34,22 @@ WS2812_BIT_US = 1.25
 """One bit on a WS2812 data line: 800 kbit/s."""
 WS2812_LATCH_US = 280
 """Reset (latch) gap of current WS2812B parts; older ones needed 50 us."""
+MAX_FRAME_SECONDS = 1 / 30
+"""Longest wire time of one LED frame. The lights send up to 30 frames a second
+(firmware/lights/writer.py) from the thread that scans the sensors: a longer frame would leave
+the scan no time at all."""
+MIN_PITCH_MM = 5.0
+"""A WS2812B (5050 package, 5 mm square) sits under every cell: a narrower cell cannot hold it."""
+MAX_BOARD_MM = 1000.0
+"""Widest lattice, columns or rows times the pitch: pieces are moved by hand, and a player
+seated at the board reaches about a metre across it at most."""
+MAX_SUPPLY_AMPS = 100.0
+"""500 W at 5 V, more than a Pi and the longest chain at full white draw (about 66 A at 20 mA a
+colour): a larger figure is milliamps written as amps."""
+MAX_CHANNEL_MA = 100.0
+"""WS2812-class LEDs take 5 to 20 mA a colour: a larger figure is microamps written as mA."""
+MAX_FILE_BYTES = 1 << 20
+"""Largest board file read: r1's, with 44 expanders and 185 LEDs, is under 3 kB."""
 
 # Wire costs of one scan, in bit times: START + address byte + ACKs + data bytes + STOP.
 MUX_SELECT_BITS = 1 + 9 + 9 + 1
@@ -189,8 +205,19 @@ class Leds:
 
     def frame_seconds(self) -> float:
         """Wire time of one frame: 8 bits per colour per LED, then the latch."""
-        bits = self.count * self.colours * 8
-        return (bits * WS2812_BIT_US + WS2812_LATCH_US) / 1e6
+        return chain_seconds(self.count, self.colours)
+
+
+def chain_seconds(count: int, colours: int) -> float:
+    """Wire time of one frame of `count` LEDs of `colours` channels: 8 bits per colour per
+    LED, then the latch."""
+    return (count * colours * 8 * WS2812_BIT_US + WS2812_LATCH_US) / 1e6
+
+
+def max_leds(colours: int) -> int:
+    """The longest chain of LEDs of `colours` channels whose frame fits `MAX_FRAME_SECONDS`."""
+    per_led_us = colours * 8 * WS2812_BIT_US
+    return int((MAX_FRAME_SECONDS * 1e6 - WS2812_LATCH_US) // per_led_us)
 
 
 @dataclass(frozen=True)

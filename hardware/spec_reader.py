@@ -8,7 +8,9 @@ checked, since a map that cannot be built is a fault of the file.
 
 from __future__ import annotations
 
+import math
 import re
+import reprlib
 import tomllib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -21,10 +23,17 @@ from .spec import (
     I2C_GPIOS,
     INPUT_PINS,
     LAYOUTS,
+    MAX_BOARD_MM,
+    MAX_CHANNEL_MA,
+    MAX_FILE_BYTES,
+    MAX_FRAME_SECONDS,
     MAX_SIDE,
+    MAX_SUPPLY_AMPS,
+    MIN_PITCH_MM,
     MUX_ADDRESSES,
     PI_GPIOS,
     SENSES,
+    WS2812_BIT_US,
     BoardSpec,
     BoardSpecError,
     Bus,
@@ -39,6 +48,8 @@ from .spec import (
     Power,
     Sensor,
     Tray,
+    chain_seconds,
+    max_leds,
     place_label,
     place_label_any,
 )
@@ -46,6 +57,13 @@ from .spec import (
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 _LED_PIN = re.compile(r"D([0-9]{1,2})")
 _I2C_ROLE = {2: "SDA", 3: "SCL"}
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]{1,40}")
+_TOML_INTS = range(-(2**63), 2**63)
+"""TOML's integers are 64-bit; tomllib reads any, and one of thousands of digits cannot even be
+printed in a message."""
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 40
+"""A value from the file, shown in a message: long strings and lists cut short, on one line."""
 
 KEYS: Mapping[str, tuple[str, ...]] = {
     "": (
@@ -80,14 +98,57 @@ KEYS: Mapping[str, tuple[str, ...]] = {
 def read_board(path: Path) -> BoardSpec:
     """The board in the file at `path`, checked; BoardSpecError names the file and the field."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as file:
+            raw = file.read(MAX_FILE_BYTES + 1)
     except OSError as error:
         raise BoardSpecError(f"{path}: cannot read: {error.strerror or error}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise BoardSpecError(
+            f"{path}: more than {MAX_FILE_BYTES // 1024} kB; a board file takes a few kB"
+        )
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as error:
         raise BoardSpecError(f"{path}: not UTF-8 text (byte {error.start})") from None
     except tomllib.TOMLDecodeError as error:
         raise BoardSpecError(f"{path}: not valid TOML: {error}") from None
+    except ValueError:  # tomllib lets int() refuse a number of more than 4300 digits
+        raise BoardSpecError(f"{path}: not valid TOML: a number too long to read") from None
+    except RecursionError:
+        raise BoardSpecError(f"{path}: not valid TOML: arrays or tables nested too deep") from None
     return _Reader(path).board(data)
+
+
+def _shown(value: Any) -> str:
+    return _SHORT.repr(value)
+
+
+def _key(key: str) -> str:
+    """A key as a field path shows it: quoted, as TOML would, unless it is a short bare key."""
+    return key if _BARE_KEY.fullmatch(key) else _shown(key)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:,.1f} s"
+
+
+def _hex(address: int) -> str:
+    return f"0x{address:02x}" if address >= 0 else str(address)
+
+
+def _wide_integer(data: Mapping[str, Any]) -> tuple[str, int] | None:
+    """The first integer beyond TOML's 64 bits, in file order, and where it is."""
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:  # a loop, not recursion: the tables may be nested as deep as tomllib allows
+        where, value = stack.pop()
+        if isinstance(value, dict):
+            items = [(f"{where}.{_key(k)}" if where else _key(k), v) for k, v in value.items()]
+            stack.extend(reversed(items))
+        elif isinstance(value, list):
+            stack.extend(reversed([(f"{where}[{i}]", v) for i, v in enumerate(value)]))
+        elif isinstance(value, int) and value not in _TOML_INTS:
+            return where, value
+    return None
 
 
 class _Reader:
@@ -117,7 +178,15 @@ class _Reader:
         kinds = kind if isinstance(kind, tuple) else (kind,)
         if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
             names = " or ".join(k.__name__ for k in kinds)
-            raise self.fail(f"{where}.{key}" if where else key, f"must be {names}, not {value!r}")
+            field = f"{where}.{key}" if where else key
+            raise self.fail(field, f"must be {names}, not {_shown(value)}")
+        return value
+
+    def finite(self, table: Mapping[str, Any], key: str, where: str) -> float:
+        """A number that every comparison can judge: nan passes no test, and so fails none."""
+        value = float(self.get(table, key, (int, float), where))
+        if not math.isfinite(value):
+            raise self.fail(f"{where}.{key}", f"must be a finite number, not {value}")
         return value
 
     def known(self, table: Mapping[str, Any], kind: str, where: str) -> None:
@@ -126,7 +195,7 @@ class _Reader:
         for key in table:
             if key not in KEYS[kind]:
                 raise self.fail(
-                    f"{where}.{key}" if where else key,
+                    f"{where}.{_key(key)}" if where else _key(key),
                     f"unknown key (known here: {', '.join(KEYS[kind])})",
                 )
 
@@ -147,7 +216,7 @@ class _Reader:
         for i, item in enumerate(items):
             where = f"{path}[{i}]"
             if not isinstance(item, dict):
-                raise self.fail(where, f"must be a table, not {item!r}")
+                raise self.fail(where, f"must be a table, not {_shown(item)}")
             self.known(item, path, where)
             yield where, item
 
@@ -156,7 +225,7 @@ class _Reader:
         if not _NAME.fullmatch(value):
             raise self.fail(
                 f"{where}.name" if where else "name",
-                f"{value!r} is not a name (a letter, then letters, digits, - or _)",
+                f"{_shown(value)} is not a name (a letter, then letters, digits, - or _)",
             )
         return value
 
@@ -165,11 +234,20 @@ class _Reader:
         for i, name in enumerate(names):
             if name in first:
                 raise self.fail(
-                    f"{where}[{i}].name", f"{name!r} is also the name of {where}[{first[name]}]"
+                    f"{where}[{i}].name",
+                    f"{_shown(name)} is also the name of {where}[{first[name]}]",
                 )
             first[name] = i
 
     def board(self, data: Mapping[str, Any]) -> BoardSpec:
+        wide = _wide_integer(data)
+        if wide is not None:
+            where, value = wide
+            raise self.fail(
+                where, f"a {value.bit_length()}-bit integer; TOML's integers are 64-bit"
+            )
+        if not data:
+            raise BoardSpecError(f"{self.path.name}: no keys at all (the format: docs/boards.md)")
         self.known(data, "", "")
         name = self.name(data, "")
         title = self.get(data, "title", str, "")
@@ -179,9 +257,19 @@ class _Reader:
         for key, value in (("columns", columns), ("rows", rows)):
             if not 1 <= value <= MAX_SIDE:
                 raise self.fail(f"lattice.{key}", f"must be 1 to {MAX_SIDE}, not {value}")
-        pitch = float(self.get(lattice, "pitch_mm", (int, float), "lattice"))
-        if pitch <= 0:
-            raise self.fail("lattice.pitch_mm", f"must be above 0, not {pitch:g}")
+        pitch = self.finite(lattice, "pitch_mm", "lattice")
+        if pitch < MIN_PITCH_MM:
+            raise self.fail(
+                "lattice.pitch_mm",
+                f"must be {MIN_PITCH_MM:g} or more (the 5 mm LED under every cell), not {pitch:g}",
+            )
+        if pitch * max(columns, rows) > MAX_BOARD_MM:
+            raise self.fail(
+                "lattice.pitch_mm",
+                f"{pitch:g} mm makes the {columns}x{rows} lattice "
+                f"{pitch * max(columns, rows):g} mm across; at most {MAX_BOARD_MM:g} mm, "
+                "so that a seated player reaches every cell",
+            )
         holes = frozenset(
             self.cell(text, columns, rows, f"lattice.holes[{i}]")
             for i, text in enumerate(self.get(lattice, "holes", list, "lattice", []))
@@ -211,7 +299,7 @@ class _Reader:
         fill = self.get(wiring, "fill", list, "wiring", list(FILL_GROUPS))
         if not all(isinstance(group, str) for group in fill) or sorted(fill) != sorted(FILL_GROUPS):
             raise self.fail(
-                "wiring.fill", f"must order exactly {list(FILL_GROUPS)}, not {list(fill)!r}"
+                "wiring.fill", f"must order exactly {list(FILL_GROUPS)}, not {_shown(fill)}"
             )
         sensors = self.sensors(cells, channels, trays, tuple(fill), expanders)
         led_index = self.led_map(leds, cells, columns, trays)
@@ -240,7 +328,7 @@ class _Reader:
     def cell(self, text: Any, columns: int, rows: int, where: str) -> Cell:
         match = re.fullmatch(r"([a-p])([0-9]{1,2})", text) if isinstance(text, str) else None
         if not match:
-            raise self.fail(where, f"{text!r} is not a cell name like b2")
+            raise self.fail(where, f"{_shown(text)} is not a cell name like b2")
         cell = ord(match[1]) - ord("a"), int(match[2]) - 1
         if not (0 <= cell[0] < columns and 0 <= cell[1] < rows):
             raise self.fail(where, f"{text} is off the {columns}x{rows} lattice")
@@ -250,7 +338,7 @@ class _Reader:
         senses = self.get(t, "senses", str, where)
         if senses not in SENSES:
             raise self.fail(
-                f"{where}.senses", f"must be one of {', '.join(SENSES)}, not {senses!r}"
+                f"{where}.senses", f"must be one of {', '.join(SENSES)}, not {_shown(senses)}"
             )
         return Channel(self.name(t, where), self.get(t, "where", str, where), senses)
 
@@ -260,6 +348,13 @@ class _Reader:
             isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in rows
         ):
             raise self.fail(f"{where}.rows", "must list the slots of each row, each 1 or more")
+        most = max_leds(3)
+        if sum(rows) > most:
+            raise self.fail(
+                f"{where}.rows",
+                f"{sum(rows)} slots; at most {most}, since every slot has an LED of its own "
+                f"and a chain holds at most {most} (leds.count)",
+            )
         return Tray(self.name(t, where), self.get(t, "side", str, where), tuple(rows))
 
     def button(self, where: str, t: Mapping[str, Any]) -> Button:
@@ -285,11 +380,11 @@ class _Reader:
     def mux(self, where: str, t: Mapping[str, Any], buses: set[str]) -> Mux:
         bus = self.get(t, "bus", str, where)
         if bus not in buses:
-            raise self.fail(f"{where}.bus", f"no i2c bus named {bus!r}")
+            raise self.fail(f"{where}.bus", f"no i2c bus named {_shown(bus)}")
         address = self.get(t, "address", int, where)
         if address not in MUX_ADDRESSES:
             raise self.fail(
-                f"{where}.address", f"0x{address:02x} is not a TCA9548A address (0x70 to 0x77)"
+                f"{where}.address", f"{_hex(address)} is not a TCA9548A address (0x70 to 0x77)"
             )
         return Mux(self.name(t, where), bus, address)
 
@@ -311,7 +406,7 @@ class _Reader:
         for where, t in self.tables(data, "expanders"):
             bus = self.get(t, "bus", str, where)
             if bus not in buses:
-                raise self.fail(f"{where}.bus", f"no i2c bus named {bus!r}")
+                raise self.fail(f"{where}.bus", f"no i2c bus named {_shown(bus)}")
             mux = self.get(t, "mux", str, where, None)
             channel = None
             if mux is None:
@@ -319,7 +414,7 @@ class _Reader:
                     raise self.fail(f"{where}.mux_channel", "needs a mux (mux = NAME)")
             else:
                 if mux not in muxes:
-                    raise self.fail(f"{where}.mux", f"no mux named {mux!r}")
+                    raise self.fail(f"{where}.mux", f"no mux named {_shown(mux)}")
                 if muxes[mux].bus != bus:
                     raise self.fail(
                         f"{where}.mux", f"mux {mux!r} is on bus {muxes[mux].bus}, not on {bus}"
@@ -351,7 +446,7 @@ class _Reader:
                     or isinstance(address, bool)
                     or address not in EXPANDER_ADDRESSES
                 ):
-                    shown = f"0x{address:02x}" if isinstance(address, int) else repr(address)
+                    shown = _hex(address) if isinstance(address, int) else _shown(address)
                     raise self.fail(at, f"{shown} is not an MCP23017 address (0x20 to 0x27)")
                 clash = taken.get((segment, address))
                 if clash is not None:
@@ -426,31 +521,45 @@ class _Reader:
         match = _LED_PIN.fullmatch(pin)
         if not match or int(match[1]) not in PI_GPIOS or int(match[1]) in I2C_GPIOS:
             raise self.fail(
-                "leds.pin", f"{pin!r} is not a free Pi GPIO named as Blinka does (D4 to D27)"
+                "leds.pin",
+                f"{_shown(pin)} is not a free Pi GPIO named as Blinka does (D4 to D27)",
             )
         order = self.get(t, "order", str, "leds", "GRB")
         if sorted(order) not in (sorted("RGB"), sorted("RGBW")):
-            raise self.fail("leds.order", f"{order!r} is not a pixel order like GRB")
+            raise self.fail("leds.order", f"{_shown(order)} is not a pixel order like GRB")
         count = self.get(t, "count", int, "leds")
         if count < 1:
             raise self.fail("leds.count", f"must be 1 or more, not {count}")
+        most = max_leds(len(order))
+        if count > most:
+            each_us = len(order) * 8 * WS2812_BIT_US
+            raise self.fail(
+                "leds.count",
+                f"{count} LEDs take {_duration(chain_seconds(count, len(order)))} a frame "
+                f"at 800 kHz ({each_us:g} us each); at most {most}, for a frame to fit the "
+                f"{_duration(MAX_FRAME_SECONDS)} between two frames",
+            )
         segments = []
         for where, s in self.tables(t, "segments", within="leds"):
             places = self.get(s, "places", str, where)
             layout = self.get(s, "layout", str, where, "rows")
             if layout not in LAYOUTS:
                 raise self.fail(
-                    f"{where}.layout", f"must be one of {', '.join(LAYOUTS)}, not {layout!r}"
+                    f"{where}.layout", f"must be one of {', '.join(LAYOUTS)}, not {_shown(layout)}"
                 )
             names = self.get(s, "names", list, where, [])
             for i, status in enumerate(names):
                 if not isinstance(status, str) or not _NAME.fullmatch(status):
-                    raise self.fail(f"{where}.names[{i}]", f"{status!r} is not a name")
+                    raise self.fail(f"{where}.names[{i}]", f"{_shown(status)} is not a name")
             if names and places != "status":
                 raise self.fail(f"{where}.names", "only a 'status' segment has names")
-            segments.append(
-                LedSegment(places, self.get(s, "start", int, where), layout, tuple(names))
-            )
+            start = self.get(s, "start", int, where)
+            if not 0 <= start < count:
+                raise self.fail(
+                    f"{where}.start",
+                    f"must be 0 to {count - 1} (leds.count is {count}), not {start}",
+                )
+            segments.append(LedSegment(places, start, layout, tuple(names)))
         return Leds(pin, order, count, tuple(segments))
 
     def led_map(
@@ -473,7 +582,7 @@ class _Reader:
             else:
                 raise self.fail(
                     f"{where}.places",
-                    f"{segment.places!r} is not 'cells', "
+                    f"{_shown(segment.places)} is not 'cells', "
                     "'status' or 'tray:NAME' of a tray on this board",
                 )
             for offset, place in enumerate(places):
@@ -515,18 +624,30 @@ class _Reader:
         return sorted(cells, key=key)
 
     def power(self, t: Mapping[str, Any]) -> Power:
-        supply = float(self.get(t, "supply_amps", (int, float), "power"))
-        reserve = float(self.get(t, "reserve_amps", (int, float), "power"))
-        channel = float(self.get(t, "led_channel_ma", (int, float), "power"))
-        brightness = float(self.get(t, "max_brightness", (int, float), "power"))
+        supply = self.finite(t, "supply_amps", "power")
+        reserve = self.finite(t, "reserve_amps", "power")
+        channel = self.finite(t, "led_channel_ma", "power")
+        brightness = self.finite(t, "max_brightness", "power")
         if supply <= 0:
             raise self.fail("power.supply_amps", f"must be above 0, not {supply:g}")
+        if supply > MAX_SUPPLY_AMPS:
+            raise self.fail(
+                "power.supply_amps",
+                f"{supply:g} A is more than {MAX_SUPPLY_AMPS:g} A (500 W at 5 V, beyond what "
+                "a board draws): milliamps written as amps?",
+            )
         if not 0 <= reserve < supply:
             raise self.fail(
                 "power.reserve_amps", f"must be 0 or more and below supply_amps, not {reserve:g}"
             )
         if channel <= 0:
             raise self.fail("power.led_channel_ma", f"must be above 0, not {channel:g}")
+        if channel > MAX_CHANNEL_MA:
+            raise self.fail(
+                "power.led_channel_ma",
+                f"{channel:g} mA is more than {MAX_CHANNEL_MA:g} mA (a WS2812-class LED takes "
+                "5 to 20 mA a colour): microamps written as mA?",
+            )
         if not 0 < brightness <= 1:
             raise self.fail(
                 "power.max_brightness", f"must be above 0 and at most 1, not {brightness:g}"

@@ -29,6 +29,11 @@ class ProfileError(ValueError):
     """A game that does not fit a board, or a profile that contradicts its board."""
 
 
+def _row_major(cell: Cell) -> tuple[int, int]:
+    """Row by row from a1, the order a board lists its cells in."""
+    return cell[1], cell[0]
+
+
 @dataclass
 class Profile(ABC):
     game: Game
@@ -56,6 +61,7 @@ class Profile(ABC):
                 f"{self.game.name}'s {width}x{height} area at {place_label(self.origin)} does "
                 f"not fit board {self.spec.name} ({self.spec.columns}x{self.spec.rows})"
             )
+        self._refuse_holes()
         channels = {c.name for c in self.spec.channels}
         if self.tile is not None and not self.tile.signature | self.tile.key <= channels:
             raise ProfileError(f"{self.game.name}'s tiles trip channels {self.spec.name} lacks")
@@ -70,6 +76,23 @@ class Profile(ABC):
             raise ProfileError(
                 f"supplies of {self.game.name} on {self.spec.name} use unknown or shared tray slots"
             )
+
+    def _refuse_holes(self) -> None:
+        """A hole under the game's area has no sensors and no LED: a position with a piece there
+        could be neither seen nor lit, so the game is refused when it is chosen, not when a
+        piece first lands there."""
+        holes = [cell for cell in sorted(self.spec.holes, key=_row_major) if cell in self.area]
+        if not holes:
+            return
+        assert self.extent is not None
+        width, height = self.extent
+        corner = self.to_board((width - 1, height - 1))
+        where = ", ".join(place_label(cell) for cell in holes)
+        found = f"holes at {where} are" if len(holes) > 1 else f"hole at {where} is"
+        raise ProfileError(
+            f"{self.spec.path.name}: lattice.holes: {found} inside {self.game.name}'s area "
+            f"({place_label(self.origin)}-{place_label(corner)})"
+        )
 
     @abstractmethod
     def layout(self, state: State) -> Layout:

@@ -51,6 +51,7 @@ from magboard.firmware.events import (
     Obligation,
 )
 from magboard.firmware.games import Game, GameError, get_game
+from magboard.firmware.profiles import ProfileError
 from magboard.hardware.spec import BoardSpec, load_board
 
 from ..commands import CommandRefused, Hands
@@ -314,7 +315,10 @@ class BoardHost:
         except GameError as error:
             raise CommandRefused(f"new-game: {error}") from None
         self.flush()
-        self._build(game.name, options)
+        try:
+            self._build(game.name, options)
+        except ProfileError as error:  # options that widen the area over a hole, say
+            raise CommandRefused(f"new-game: {error}") from None
         self.broadcast([board_info(self.session, self.games)])
 
     # Running.

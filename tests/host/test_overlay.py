@@ -265,7 +265,7 @@ def test_every_type_has_an_icon_of_its_own():
         (("--seed", "1", "--board", "mini"), "8x8 squares does not fit board mini's 3x3"),
         (("--seed", "1", "--board", "NOPITCH"), "lattice.pitch_mm: missing"),
         (("--seed", "1", "--board", "HOLE"), "r1's lattice has holes under the game's area: f6"),
-        (("--seed", "1", "--board", "HUGEPITCH"), "a 300 mm cell is too large to print on a4"),
+        (("--seed", "1", "--board", "HUGEPITCH"), "300 mm makes the 12x12 lattice 3600 mm across"),
         (("--seed", "1", "--out", "MISSINGDIR"), "cannot write"),
         (("--seed", "1", "--out", "DIRECTORY"), "cannot write"),
     ],
