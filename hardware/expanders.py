@@ -16,11 +16,13 @@ IODIRA, which reads 0xFF), and the chip is set up again.
 The scan holds the root bus for its whole duration and selects each mux channel once, rather than
 going through the TCA9548A driver per read (which writes the channel before and 0 after every
 transaction, and leaves the bus locked for good if one of those writes fails).
+
+Every scan counts its transactions and the ones that failed (`Scan.transfers`, `Scan.errors`):
+a retried read hides an error from the frame, and only the count shows a bus going bad.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -79,6 +81,9 @@ class ExpanderArray:
             for e in spec.expanders
         ]
         self._faults: list[Fault] = []
+        self._transfers = 0
+        self._errors = 0
+        """Transactions the scan in progress made, and how many failed (`Scan.transfers`)."""
         self._places = {
             e.index: ", ".join(
                 sorted({place_label(s.place) for s in spec.sensors if s.expander == e.index})
@@ -143,6 +148,7 @@ class ExpanderArray:
         unread: set[int] = set()
         """Chips behind a mux channel that could not be selected (they stay set up)."""
         buffer = bytearray(2)
+        self._transfers = self._errors = 0
         for name, bus in self._buses.items():
             chips = [c for c in self._chips if c.spec.bus == name and c.ready]
             while not bus.try_lock():
@@ -169,16 +175,25 @@ class ExpanderArray:
                 if not chip.ready:
                     self._setup(chip)
             frame |= port_word_to_bits(chip.word) << shift
-        return Scan(frame, blind, self._take_faults(), self.clock.now())
+        return Scan(
+            frame,
+            blind,
+            self._take_faults(),
+            self.clock.now(),
+            transfers=self._transfers,
+            errors=self._errors,
+        )
 
     def _select(self, bus: Any, chip: _Chip) -> bool:
         assert chip.spec.mux is not None and chip.spec.mux_channel is not None
         mux = self._mux_address[chip.spec.mux]
         for attempt in range(ATTEMPTS):
+            self._transfers += 1
             try:
                 bus.writeto(mux, bytes((1 << chip.spec.mux_channel,)))
                 return True
             except OSError as error:
+                self._errors += 1
                 if attempt == ATTEMPTS - 1:
                     self._fault("i2c-error", chip, f"mux channel select failed: {error}")
         return False
@@ -186,17 +201,22 @@ class ExpanderArray:
     def _deselect_all(self, bus: Any) -> None:
         for mux in self.spec.muxes:
             if self._buses[mux.bus] is bus:
-                with contextlib.suppress(OSError):  # the next scan selects afresh either way
+                self._transfers += 1
+                try:
                     bus.writeto(mux.address, b"\x00")
+                except OSError:  # the next scan selects afresh either way
+                    self._errors += 1
 
     def _read(self, bus: Any, chip: _Chip, buffer: bytearray) -> None:
         """One chip's two ports into `chip.word`, retrying; a chip that fails, or shows it
         reset, is marked to be set up again (not ready)."""
         errors: list[OSError] = []
         for _ in range(ATTEMPTS):
+            self._transfers += 1
             try:
                 bus.readfrom_into(chip.spec.address, buffer)
             except OSError as error:
+                self._errors += 1
                 errors.append(error)
                 continue
             word = buffer[0] | buffer[1] << 8

@@ -48,6 +48,13 @@ class Scan:
     blind: int
     faults: tuple[Fault, ...] = ()
     at: float = 0.0
+    transfers: int = 0
+    """I2C transactions the scan made (mux selects, chip reads and their retries, mux releases),
+    so an error rate has something to be a rate of; 0 from a board that does not count them.
+    The probes that try to set up a lost chip again are not counted: that chip is reported by
+    its `expander-lost` fault and its blind bits, not as noise on the bus."""
+    errors: int = 0
+    """How many of those `transfers` failed (each retry that failed is one)."""
 
     @property
     def complete(self) -> bool:
@@ -89,6 +96,11 @@ class Board(Protocol):
 
     def button_events(self) -> list[ButtonEvent]:
         """Presses and releases since the last call, oldest first."""
+        ...
+
+    def held_buttons(self) -> frozenset[str]:
+        """The buttons down now, read from their lines rather than from edges: one held while
+        the board starts (no edge to see) asks for the self-test."""
         ...
 
     def close(self) -> None: ...

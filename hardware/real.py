@@ -113,6 +113,9 @@ class PiBoard:
             events.append(self._events.popleft())
         return events
 
+    def held_buttons(self) -> frozenset[str]:
+        return frozenset(name for pin, name in self._buttons.items() if self._gpio.input(pin) == 0)
+
     def close(self) -> None:
         self.leds.close()
         self._gpio.cleanup([*self._interrupts, *self._buttons])

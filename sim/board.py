@@ -11,7 +11,7 @@ sensors through `set_sensors`; the firmware sees only the `Board` interface.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from magboard.hardware.expanders import ExpanderArray
 from magboard.hardware.interface import RGB, ButtonEvent, Fault, Scan
@@ -20,7 +20,7 @@ from magboard.hardware.spec import INPUT_PINS, BoardSpec
 
 from .clock import VirtualClock
 from .gpio import GpioLine, LineDriver
-from .i2c import SimI2C
+from .i2c import I2CSegment, SimI2C
 from .mcp23017 import SimMCP23017
 from .neopixel_wire import SimLedPin, decode, install
 from .tca9548a import SimTCA9548A
@@ -35,7 +35,10 @@ class SimBoard:
         clock: VirtualClock | None = None,
         *,
         charge_wire_time: bool = True,
+        dead_expanders: Iterable[int] = (),
     ) -> None:
+        """`dead_expanders`: indexes of expanders that never acknowledge, from power-on (the
+        drivers meet them already dead, as a board would that was built or broken that way)."""
         self.spec = spec
         self.clock = clock or VirtualClock()
         self.charge_wire_time = charge_wire_time
@@ -74,6 +77,8 @@ class SimBoard:
         self._events: list[ButtonEvent] = []
         self._changed = False
         self.dead_leds: set[int] = set()
+        for index in dead_expanders:
+            self.kill_expander(index)
         install()
         self.led_pin = SimLedPin(spec.leds.pin)
         # The real drivers, on top.
@@ -130,6 +135,9 @@ class SimBoard:
         for chip, pins in by_chip.items():
             self.chips[chip].set_inputs(pins)
 
+    def held_buttons(self) -> frozenset[str]:
+        return frozenset(name for name, line in self.button_lines.items() if line.level == 0)
+
     def press(self, button: str) -> None:
         self._button_drivers[button].drive(0)
 
@@ -145,6 +153,26 @@ class SimBoard:
     def reset_expander(self, expander: int) -> None:
         """The chip loses its registers, as after a brown-out on its supply."""
         self.chips[expander].power_on_reset()
+
+    def kill_expander(self, index: int) -> None:
+        """That expander stops acknowledging its address for good (dead, or unplugged): it is
+        taken off its stretch of wire, so every transaction to it is NACKed."""
+        self._segment_of(index).detach(self.chips[index])
+
+    def stick_sensor(self, bit: int) -> None:
+        """That Hall switch reads a magnet for good: its output holds the pin low."""
+        chip, pin = self._sensor_pins[bit]
+        self.chips[chip].hold(pin, 0)
+
+    def kill_sensor(self, bit: int) -> None:
+        """That Hall switch never sees a magnet again: its output never pulls the pin low."""
+        chip, pin = self._sensor_pins[bit]
+        self.chips[chip].hold(pin, None)
+
+    def cross_sensors(self, bit: int, other: int) -> None:
+        """The two switches' wires are swapped: each one's magnet shows on the other's input."""
+        pins = self._sensor_pins
+        pins[bit], pins[other] = pins[other], pins[bit]
 
     def kill_led(self, index: int) -> None:
         self.dead_leds.add(index)
@@ -164,6 +192,12 @@ class SimBoard:
                 if word >> pin & 1:
                     frame |= 1 << (chip * len(INPUT_PINS) + j)
         return frame
+
+    def _segment_of(self, index: int) -> I2CSegment:
+        expander = self.spec.expanders[index]
+        if expander.mux:
+            return self.muxes[expander.mux].channel(expander.mux_channel)
+        return self.buses[expander.bus].segment
 
     # Edges.
 

@@ -40,6 +40,8 @@ What is emulated, and how the datasheet was read:
   giving the active level. After power-on reset that is push-pull, active low, driving high.
 - GPA7 and GPB7 are output-only in current datasheet revisions (see the project's hardware
   notes), so the world may not drive them.
+- A fault on a pin's wire outside the chip (`hold`): the pin keeps one level whatever the world
+  drives, as the output of a Hall switch that is stuck on (held low) or dead (released).
 """
 
 from __future__ import annotations
@@ -155,6 +157,10 @@ class SimMCP23017:
         # The world's side of the pins survives a chip reset.
         self._driven = 0  # bit set: the world drives this pin
         self._levels = 0  # the level driven, where driven
+        # A fault on the wire outside the chip (`hold`): these pins ignore the world.
+        self._held = 0
+        self._held_driven = 0
+        self._held_levels = 0
         self._int_drivers: list[LineDriver | None] = [None, None]
         self._int_levels: list[int | None] = [None, None]
         self.power_on_reset()
@@ -223,6 +229,40 @@ class SimMCP23017:
             return
         self._driven, self._levels = driven, driven_levels
         self._port_changed()
+
+    def hold(self, pin: int, level: int | None) -> None:
+        """A fault outside the chip: the pin stays at `level` (0 or 1 driven, None released to
+        its pull-up) whatever the world drives, as a Hall switch whose output is stuck on or
+        has died. The world's later levels are remembered and come back with `let_go`."""
+        self._check_drivable(pin, level)
+        bit = 1 << pin
+        self._held |= bit
+        self._held_driven = self._held_driven & ~bit | (bit if level is not None else 0)
+        self._held_levels = self._held_levels & ~bit | (bit if level == 1 else 0)
+        self._port_changed()
+
+    def let_go(self, pin: int) -> None:
+        """The pin follows the world again."""
+        self._check_drivable(pin, None)
+        bit = 1 << pin
+        self._held &= ~bit
+        self._held_driven &= ~bit
+        self._held_levels &= ~bit
+        self._port_changed()
+
+    @property
+    def held(self) -> frozenset[int]:
+        """Pins held by `hold`."""
+        return frozenset(p for p in range(PIN_COUNT) if self._held >> p & 1)
+
+    def _check_drivable(self, pin: int, level: int | None) -> None:
+        if not 0 <= pin < PIN_COUNT:
+            raise ValueError(f"pin must be 0..{PIN_COUNT - 1}, not {pin}")
+        if pin in OUTPUT_ONLY_PINS:
+            port = "AB"[pin // 8]
+            raise ValueError(f"pin {pin} (GP{port}7) is output-only; nothing may drive it")
+        if level not in (0, 1, None):
+            raise ValueError(f"a pin level is 0, 1 or None, not {level!r}")
 
     def pin_level(self, pin: int) -> int:
         """The level on the pin itself: OLAT for an output, the input level otherwise."""
@@ -308,7 +348,10 @@ class SimMCP23017:
         gppu = reg[_GPPU] | reg[_GPPU + 1] << 8
         ipol = reg[_IPOL] | reg[_IPOL + 1] << 8
         olat = reg[_OLAT] | reg[_OLAT + 1] << 8
-        inputs = (self._levels & self._driven) | (gppu & ~self._driven)
+        held = self._held
+        driven = (self._driven & ~held) | self._held_driven
+        levels = (self._levels & ~held) | self._held_levels
+        inputs = (levels & driven) | (gppu & ~driven)
         pins = ((inputs & iodir) | (olat & ~iodir)) & 0xFFFF
         gpio = pins ^ (ipol & iodir)
         self._pins = pins

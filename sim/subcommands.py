@@ -1,5 +1,6 @@
 """The simulator's subcommands of `magboard`: scenario, demo, sim (the web page) and soak, and
-`--sim` for the firmware's `run`; its benchmarks are `bench pipeline` and `bench scan`.
+`--sim` for the firmware's `run` and `selftest`; its benchmarks are `bench pipeline` and
+`bench scan`.
 
 Cheap to import: each command imports the simulator when it runs.
 """
@@ -18,8 +19,9 @@ Command = Callable[[argparse.Namespace], int]
 
 
 def add(commands: argparse._SubParsersAction) -> None:
-    """Adds the simulator's commands; the firmware's `run` must be there already."""
+    """Adds the simulator's commands; the firmware's `run` and `selftest` must be there already."""
     _add_sim_to_run(commands.choices["run"])
+    _add_sim_to_selftest(commands.choices["selftest"])
 
     scenario = commands.add_parser("scenario", help="run a scenario file in the simulator")
     scenario.add_argument("file")
@@ -74,6 +76,53 @@ def _add_sim_to_run(run: argparse.ArgumentParser) -> None:
         return main(args)
 
     run.set_defaults(run=run_on_either)
+
+
+def _add_sim_to_selftest(selftest: argparse.ArgumentParser) -> None:
+    """`magboard selftest --sim`: on a simulated board, broken as asked, with a simulated person
+    following the lights (sim/selftest.py)."""
+    on_board: Command = selftest.get_default("run")
+    selftest.add_argument(
+        "--sim", action="store_true", help="the simulated board, and a simulated person"
+    )
+    breaks = selftest.add_argument_group("breaking the simulated board (with --sim)")
+    breaks.add_argument(
+        "--stuck",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="SENSOR",
+        help="a sensor that always reads a magnet: c3.n, or a square (its first sensor)",
+    )
+    breaks.add_argument(
+        "--dead-expander",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="EXPANDER",
+        help="an expander that never answers: U11, 0x22, or ch1:0x22 behind a mux",
+    )
+    breaks.add_argument(
+        "--dead-led",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="SQUARE",
+        help="a square whose LED stays dark",
+    )
+
+    def selftest_on_either(args: argparse.Namespace) -> int:
+        if args.sim:
+            from .selftest import main
+
+            return main(args)
+        if args.stuck or args.dead_expander or args.dead_led:
+            from magboard.firmware.app.errors import CommandError
+
+            raise CommandError("--stuck, --dead-expander and --dead-led need --sim")
+        return on_board(args)
+
+    selftest.set_defaults(run=selftest_on_either)
 
 
 def _scenario(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ board lights anything: a typo must not become a silently different game.
 from __future__ import annotations
 
 import math
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from .errors import CommandError
 from .unattended import Unattended
 
 DEFAULT_CONFIG = Path("/etc/magboard/magboard.toml")
+DEFAULT_JOURNAL = Path(os.environ.get("MAGBOARD_STATE", "~/.local/state/magboard")) / "magboard.db"
 
 
 class ConfigError(CommandError, ValueError):
@@ -106,3 +108,15 @@ def _config(path: Path, data: dict[str, Any]) -> Config:
 
 def _kind(kind: type) -> str:
     return {str: "text", bool: "true or false"}[kind]
+
+
+def state_database(given: str | None) -> Path:
+    """The state database a command means: the one it was given, else the installed
+    configuration's (so `magboard stats` on a Pi needs no flag), else the state directory's."""
+    if given:
+        return Path(given).expanduser()
+    if DEFAULT_CONFIG.is_file():
+        configured = load_config(DEFAULT_CONFIG).journal
+        if configured is not None:
+            return configured
+    return DEFAULT_JOURNAL.expanduser()

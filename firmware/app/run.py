@@ -16,21 +16,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from magboard.firmware.events import Event
+from magboard.firmware.events import Event, Note
 from magboard.firmware.games import Game, GameError, get_game
 from magboard.firmware.journal import Journal, Resume
+from magboard.hardware.interface import Board
 from magboard.hardware.spec import BoardSpec, BoardSpecError, load_board
 
 from . import wiring
-from .config import Config, ConfigError, load_config
+from .config import DEFAULT_JOURNAL, Config, ConfigError, load_config
 from .errors import CommandError
 from .link import POLL as LINK_POLL
 from .link import LinkURLError, SerialLink
 from .loop import BoardLoop
 from .notify import Notifier
+from .selftest import default_button, run_selftest
+from .selftest_command import instructions
 from .unattended import Unattended
-
-DEFAULT_JOURNAL = Path(os.environ.get("MAGBOARD_STATE", "~/.local/state/magboard")) / "magboard.db"
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,8 @@ def main(args: argparse.Namespace) -> int:
     notifier = Notifier.from_environ(os.environ)
     link = None
     try:
+        if default_button(request.spec) in board.held_buttons():
+            _selftest_first(board, request, notifier)
         table = wiring.wire(
             board,
             request.game,
@@ -118,7 +121,7 @@ def main(args: argparse.Namespace) -> int:
             notifier.ready()
         table.loop.run_until(math.inf, look_every=_look_every(link, notifier))
     except KeyboardInterrupt:
-        return 0
+        pass
     finally:
         if notifier is not None:
             notifier.stopping()
@@ -127,6 +130,20 @@ def main(args: argparse.Namespace) -> int:
             link.close()
         request.journal.close()
         board.close()
+    return 0
+
+
+def _selftest_first(board: Board, request: RunRequest, notifier: Notifier | None) -> None:
+    """The self-test button held while the board starts: the self-test, then the game. Its
+    report goes out as notes and into the state database, for `magboard stats`."""
+    print_event(Note(board.clock.now(), instructions(board.spec)))
+    if notifier is not None:  # started, and minutes of testing ahead: keep the watchdog fed
+        notifier.status("self-test")
+        notifier.ready()
+    report = run_selftest(board, alive=notifier.watchdog if notifier else None)
+    for line in report.lines():
+        print_event(Note(board.clock.now(), f"self-test: {line}"))
+    request.journal.keep_selftest(report.to_dict())
 
 
 def _look_every(link: SerialLink | None, notifier: Notifier | None) -> float | None:

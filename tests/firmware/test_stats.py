@@ -46,3 +46,16 @@ def test_stats_without_a_database_or_with_a_foreign_one_is_one_line(tmp_path, ca
         assert main(["stats", "--journal", str(path)]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and str(path) in err
+
+
+def test_the_last_self_test_is_kept_and_shown_by_stats(tmp_path, capsys):
+    journal = str(tmp_path / "magboard.db")
+    broken = ["--stuck", "c3.n", "--dead-expander", "ch1:0x22"]
+    assert main(["selftest", "--sim", "--board", "r1", *broken, "--journal", journal]) == 1
+    report = capsys.readouterr().out.splitlines()
+    assert main(["stats", "--journal", journal]) == 0
+    shown = capsys.readouterr().out.splitlines()
+    assert "no games played yet" in shown
+    at = next(i for i, line in enumerate(shown) if line.startswith("last self-test"))
+    assert [line.strip() for line in shown[at + 1 :]] == report
+    assert any("stuck sensor c3.n" in line for line in report)

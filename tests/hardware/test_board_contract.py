@@ -105,6 +105,17 @@ def test_button_presses_and_releases_arrive_in_order(board):
     assert events[1].at - events[0].at == pytest.approx(0.2)
 
 
+def test_a_held_button_is_read_from_its_line(board):
+    assert board.held_buttons() == frozenset()  # on a real board: hands off the buttons
+    sim = simulated(board)
+    name = sim.spec.buttons[0].name
+    sim.press(name)
+    sim.button_events()  # the edge is not what is read here: the level is
+    assert sim.held_buttons() == {name}
+    sim.release(name)
+    assert sim.held_buttons() == frozenset()
+
+
 def test_an_i2c_error_burst_is_survived_and_reported(board):
     sim = simulated(board)
     bit = sim.spec.sensors[0].bit
