@@ -55,8 +55,8 @@ systemd:
 	  else echo "systemd-analyze or Debian's python3-venv, python3-wheel and python3-cffi are not installed and cannot be here: install tests will be skipped"; fi; }
 
 test: setup browser poppler systemd
-	$(BIN)/python -m pytest
-	MAGBOARD_NATIVE=python $(BIN)/python -m pytest -m 'not deep and not backend_free'
+	$(BIN)/python -m pytest -n auto
+	MAGBOARD_NATIVE=python $(BIN)/python -m pytest -n auto -m 'not deep and not backend_free'
 
 bench: setup
 	$(BIN)/magboard bench lines
