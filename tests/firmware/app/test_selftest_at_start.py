@@ -9,10 +9,10 @@ import json
 from magboard.firmware.app import run as run_command
 from magboard.firmware.app.loop import BoardLoop
 from magboard.firmware.app.selftest import default_button
+from magboard.firmware.stats import read_usage
 from magboard.host import cli
 from magboard.sim.board import SimBoard
 from magboard.sim.selftest_person import SelfTestPerson
-from magboard.firmware.stats import read_usage
 
 
 def test_holding_the_button_at_start_runs_the_self_test_then_the_game(
