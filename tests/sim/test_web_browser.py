@@ -62,7 +62,8 @@ def server() -> Iterator[ServerThread]:
 
 @pytest.fixture
 def page(browser, server) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 820})
+    # Playwright evaluates its waits as strings, which the page's own CSP would refuse at times.
+    context = browser.new_context(viewport={"width": 1280, "height": 820}, bypass_csp=True)
     opened = context.new_page()
     opened.set_default_timeout(TIMEOUT)
     errors: list[str] = []
@@ -219,7 +220,7 @@ def board_page(browser, request) -> Iterator[tuple[Any, ServerThread]]:
     with `indirect`."""
     board, game, *options = request.param
     with ServerThread(BoardHost(board, game, *options, speed=SPEED)) as running:
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
         opened = context.new_page()
         opened.set_default_timeout(TIMEOUT)
         errors: list[str] = []
