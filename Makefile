@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NATIVE := firmware/native/.built
 
-.PHONY: setup browser poppler systemd run test bench perft-deep lint clean
+.PHONY: setup browser poppler systemd mosquitto run test bench perft-deep lint clean
 
 setup: $(STAMP) $(NATIVE)
 
@@ -54,7 +54,17 @@ systemd:
 	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq systemd python3-venv python3-wheel python3-cffi >/dev/null; \
 	  else echo "systemd-analyze or Debian's python3-venv, python3-wheel and python3-cffi are not installed and cannot be here: install tests will be skipped"; fi; }
 
-test: setup browser poppler systemd
+# The MQTT tests (tests/support/broker.py) start a real Mosquitto broker, with mosquitto_passwd's
+# password file and a TLS listener signed by a test CA made with openssl. Installed where this can
+# be done, as above; elsewhere those tests say why they are skipped.
+mosquitto:
+	@{ { command -v mosquitto || test -x /usr/sbin/mosquitto; } && command -v mosquitto_passwd && command -v openssl; } >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
+	  if command -v apt-get >/dev/null && $$SUDO true 2>/dev/null; then \
+	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq mosquitto openssl >/dev/null; \
+	  else echo "mosquitto is not installed and cannot be here: MQTT tests will be skipped"; fi; }
+
+test: setup browser poppler systemd mosquitto
 	$(BIN)/python -m pytest -n auto
 	MAGBOARD_NATIVE=python $(BIN)/python -m pytest -n auto -m 'not deep and not backend_free'
 

@@ -1,4 +1,5 @@
-"""The host's subcommands of `magboard`: a board's serial link at a terminal (watch, send)."""
+"""The host's subcommands of `magboard`: a board's serial link at a terminal (watch, send), and
+every board on an MQTT broker (fleet)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,27 @@ def add(commands: argparse._SubParsersAction) -> None:
         help="how long to print what the board sends back (default 1)",
     )
     send.set_defaults(run=_watch)
+
+    fleet = commands.add_parser("fleet", help="every board on an MQTT broker, live")
+    fleet.add_argument(
+        "url", help="the broker: mqtt[s]://[USER:PASSWORD@]HOST[:PORT], where the boards report"
+    )
+    fleet.add_argument(
+        "--once",
+        type=float,
+        metavar="SECONDS",
+        help="collect for SECONDS, print the table once and exit",
+    )
+    fleet.add_argument(
+        "--ca-file", metavar="FILE", help="the CA that signed an mqtts:// broker's certificate"
+    )
+    fleet.set_defaults(run=_fleet)
+
+
+def _fleet(args: argparse.Namespace) -> int:
+    from .fleet import main
+
+    return main(args)
 
 
 def _watch(args: argparse.Namespace) -> int:

@@ -6,3 +6,4 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
 
 import stones  # noqa: F401  (registers the test game and its profile on mini)
+from broker import broker, broker_certificates  # noqa: F401  (a real Mosquitto, for any test)

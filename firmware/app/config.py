@@ -11,11 +11,13 @@ from __future__ import annotations
 import math
 import os
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import CommandError
+from .mqtt_settings import MqttSettingError, check_board_id, parse_broker
 from .unattended import Unattended
 
 DEFAULT_CONFIG = Path("/etc/magboard/magboard.toml")
@@ -37,6 +39,17 @@ class Config:
     journal: Path | None = None
     link: str | None = None
     unattended: Unattended | None = None
+    mqtt: MqttConfig | None = None
+
+
+@dataclass(frozen=True)
+class MqttConfig:
+    """The `[mqtt]` table: where the board reports (firmware/app/mqtt.py); each value None
+    where the file leaves it to the command line or the default."""
+
+    url: str | None = None
+    board_id: str | None = None
+    ca_file: Path | None = None
 
 
 def load_config(path: Path) -> Config:
@@ -59,8 +72,9 @@ def load_config(path: Path) -> Config:
 
 
 _TOP = {"board": str, "game": str, "takeback": bool, "journal": str, "link": str}
-_SECTIONS = {"options", "unattended"}
+_SECTIONS = {"options", "unattended", "mqtt"}
 _UNATTENDED = ("attract_after", "reset_after")
+_MQTT = ("url", "board_id", "ca_file")
 
 
 def _config(path: Path, data: dict[str, Any]) -> Config:
@@ -94,6 +108,7 @@ def _config(path: Path, data: dict[str, Any]) -> Config:
     for key, value in options.items():
         if not isinstance(value, str | int | float | bool):
             raise refuse(f"options.{key}", f"is a plain value, not {value!r}")
+    mqtt = _mqtt(data["mqtt"], refuse) if "mqtt" in data else None
     journal = data.get("journal")
     return Config(
         board=data.get("board"),
@@ -103,7 +118,34 @@ def _config(path: Path, data: dict[str, Any]) -> Config:
         journal=Path(journal) if journal else None,
         link=data.get("link"),
         unattended=Unattended(**seconds),
+        mqtt=mqtt,
     )
+
+
+def _mqtt(table: dict[str, Any], refuse: Callable[[str, str], ConfigError]) -> MqttConfig:
+    for key, value in table.items():
+        name = f"mqtt.{key}"
+        if key not in _MQTT:
+            raise refuse(name, f"is not a setting (the settings: {', '.join(_MQTT)})")
+        if not isinstance(value, str):
+            raise refuse(name, f"is text, not {value!r}")
+        if not value:
+            raise refuse(name, "is empty")
+    url, board_id = table.get("url"), table.get("board_id")
+    if url is not None:
+        try:
+            broker = parse_broker(url)
+        except MqttSettingError as error:
+            raise refuse("mqtt.url", f"is not a broker to report to ({error})") from None
+        if "ca_file" in table and not broker.tls:
+            raise refuse("mqtt.ca_file", "is for an mqtts:// url only")
+    if board_id is not None:
+        try:
+            check_board_id(board_id)
+        except MqttSettingError as error:
+            raise refuse("mqtt.board_id", f"cannot be used ({error})") from None
+    ca_file = table.get("ca_file")
+    return MqttConfig(url, board_id, Path(ca_file).expanduser() if ca_file else None)
 
 
 def _kind(kind: type) -> str:

@@ -28,6 +28,10 @@ JOURNAL_RETRY = 10.0
 """Seconds between tries to write a journal the disk refused (the alert is lit meanwhile)."""
 
 
+def _wave(area: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    return tuple(sorted(area, key=lambda cell: (cell[0] + cell[1], cell[0])))
+
+
 def pixels_hex(pixels: Iterable[RGB]) -> str:
     return "".join(f"{r:02x}{g:02x}{b:02x}" for r, g, b in pixels)
 
@@ -49,8 +53,7 @@ class BoardLoop:
         """Hears every event first: a move is on disk before anyone hears of it."""
         self._journal_retry = 0.0
         self.idle = Idle(unattended, board.clock.now()) if unattended else None
-        area = referee.profile.area
-        self._attract_places = tuple(sorted(area, key=lambda cell: (cell[0] + cell[1], cell[0])))
+        self._attract_places = _wave(referee.profile.area)
         """The game's squares, diagonal by diagonal: the way attract mode's wave runs."""
         self.referee = referee
         self.game_clock = game_clock
@@ -170,6 +173,21 @@ class BoardLoop:
         """Starts the game again, as the `new` button does (without the button)."""
         self.referee.new_game(now, self.scanner.debouncer.debounced)
         self.scanner.debouncer.forget_stable()
+
+    def change_game(self, referee: Referee, game_clock: GameClock | None, now: float) -> None:
+        """Another game, or the same with other options, on this board at once (a command from
+        afar: wiring.change_game builds the referee). It starts as `new` starts one: pieces
+        left standing are lit until cleared, and nothing of the old game carries over."""
+        self.referee = referee
+        referee.emit = self.emit
+        self.game_clock = game_clock
+        self._clock_stage = None
+        self._flagged = None
+        self._attract_places = _wave(referee.profile.area)
+        debouncer = self.scanner.debouncer
+        debouncer.settle = referee.profile.settle
+        referee.new_game(now, debouncer.debounced)
+        debouncer.forget_stable()
 
     def _follow_clock(self, now: float, raw: int) -> None:
         """Keeps the game clock in step with the position; a fallen flag is the rules' to

@@ -12,13 +12,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from magboard.firmware.clocks import clock_for
+from magboard.firmware.clocks import GameClock, clock_for
 from magboard.firmware.events import Event
 from magboard.firmware.games import Game
 from magboard.firmware.journal import Journal
 from magboard.firmware.profiles import Profile, profile_for
 from magboard.firmware.referee import Referee
 from magboard.hardware.interface import Board
+from magboard.hardware.spec import BoardSpec
 
 from .loop import BoardLoop
 from .unattended import Unattended
@@ -50,16 +51,32 @@ def wire(
     hears of a move; then to each of `sinks`, in order. ProfileError if the game has no profile
     for the board.
     """
-    options = game.resolve_options(options)
-    profile = profile_for(game, board.spec, options)
-    # The loop takes the referee's events over as it is built: nothing is emitted before.
-    initial = game.new_state(options)
-    referee = Referee(profile, initial, _unheard, takeback=takeback, options=options)
-    game_clock = clock_for(options, initial.players)
+    referee, game_clock = _referee(board.spec, game, options, takeback)
     loop = BoardLoop(
         board, referee, sinks, game_clock=game_clock, journal=journal, unattended=unattended
     )
-    return Table(board, profile, referee, loop)
+    return Table(board, referee.profile, referee, loop)
+
+
+def change_game(
+    loop: BoardLoop, game: Game, options: Mapping[str, Any] | None, now: float
+) -> Referee:
+    """Sets `game` up on a running loop's board in place of the one it referees, as `new`
+    starts a game. GameError or ProfileError, before anything changes, if it cannot be."""
+    referee, game_clock = _referee(loop.board.spec, game, options, loop.referee.takeback)
+    loop.change_game(referee, game_clock, now)
+    return referee
+
+
+def _referee(
+    spec: BoardSpec, game: Game, options: Mapping[str, Any] | None, takeback: bool
+) -> tuple[Referee, GameClock | None]:
+    options = game.resolve_options(options)
+    profile = profile_for(game, spec, options)
+    # The loop takes the referee's events over as it is built: nothing is emitted before.
+    initial = game.new_state(options)
+    referee = Referee(profile, initial, _unheard, takeback=takeback, options=options)
+    return referee, clock_for(options, initial.players)
 
 
 def _unheard(event: Event) -> None:

@@ -11,7 +11,7 @@ from .palette import DEFAULT, PRECEDENCE, Palette
 from .power import cap_current, current_ma
 from .render import render
 from .view import View
-from .writer import FRAME_INTERVAL, Display, LedWriter
+from .writer import FRAME_INTERVAL, Display, LedWriter, LevelError
 
 __all__ = [
     "DEFAULT",
@@ -19,6 +19,7 @@ __all__ = [
     "PRECEDENCE",
     "Display",
     "LedWriter",
+    "LevelError",
     "Palette",
     "View",
     "animating",

@@ -25,6 +25,10 @@ FRAME_INTERVAL = 1 / 30
 """Shortest time between two writes."""
 
 
+class LevelError(ValueError):
+    """A light level outside (0, 1]: a board that went dark would referee without a word."""
+
+
 class Display(Protocol):
     """Anything that shows a frame: a Board, or the LED chain alone."""
 
@@ -49,11 +53,28 @@ class LedWriter:
         self._written_at: float | None = None
         self._held_back = False
         self._change: float | None = None
+        self._level = 1.0
+
+    @property
+    def level(self) -> float:
+        """The operator's dimming, over the board's own cap (a cafe by day, a dim room at night):
+        every frame is scaled by it before the power cap, so colours keep their relations."""
+        return self._level
+
+    def set_level(self, level: float) -> None:
+        """Sets the dimming; the next `update` writes the frame at the new level."""
+        if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level <= 1:
+            raise LevelError(f"a light level is above 0 and at most 1, not {level!r}")
+        self._level = float(level)
 
     def update(self, view: View, now: float) -> list[RGB] | None:
         """Writes the frame of `view` at `now` if it differs from the last one written and the
         rate allows; returns it, or None when nothing was written."""
-        frame = cap_current(render(view, self.spec, now, self.palette), self.spec)
+        frame = render(view, self.spec, now, self.palette)
+        if self._level < 1:
+            level = self._level
+            frame = [(round(r * level), round(g * level), round(b * level)) for r, g, b in frame]
+        frame = cap_current(frame, self.spec)
         self._change = next_change(view, now, self.palette)
         if frame == self._written:
             self._held_back = False

@@ -51,6 +51,12 @@ class Scanner:
         self._next_verify = now + verify
         self.scans = 0
         """Full scans made so far (an idle board makes one a `poll`)."""
+        self.transfers = 0
+        self.errors = 0
+        """I2C transactions of those scans and how many failed: a bus going bad shows as a
+        rising rate long before it loses a chip."""
+        self.blind = 0
+        """The last scan's blind bits: the expanders not answering now."""
         self._complete = True
         self._held: tuple[ButtonEvent, ...] = ()
 
@@ -77,6 +83,9 @@ class Scanner:
             faults = self.board.verify()
             self._next_verify = now + self.verify_every
         scan = self.board.scan()
+        self.transfers += scan.transfers
+        self.errors += scan.errors
+        self.blind = scan.blind
         now = clock.now()
         # A fault's first incomplete scan holds stale bits of a chip just set up again, whose
         # changes in the meantime raised no interrupt: look again soon, and do not feed it to

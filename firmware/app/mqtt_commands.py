@@ -1,0 +1,123 @@
+"""Commands a board takes on `magboard/<board-id>/command`: start a new game (the same, or another
+with its options) and set the lights' level. Someone at a desk runs a room of boards; nobody
+there can see the table, so a command is checked whole before anything changes, and one that
+cannot be carried out changes nothing and says why.
+
+`read_command` checks a message's shape; `carry_out` does it on the loop, in the loop's thread
+(the MQTT client's own thread only queues messages: firmware/app/mqtt.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from magboard.firmware.games import Game, GameError, get_game
+from magboard.firmware.lights import LevelError
+from magboard.firmware.profiles import ProfileError
+
+from . import wiring
+from .loop import BoardLoop
+
+MAX_COMMAND = 4096
+"""Longest command message in bytes."""
+FIELDS: Mapping[str, frozenset[str]] = {
+    "new-game": frozenset({"game", "options"}),
+    "brightness": frozenset({"level"}),
+}
+"""Each command and the fields it takes besides `do`."""
+
+
+class Refused(ValueError):
+    """A command the board will not carry out; the message says why."""
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """`game` None: the game being played; `options` None: its options (with another game,
+    or with `game` given, the options given over the game's defaults)."""
+
+    game: str | None = None
+    options: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class SetLevel:
+    level: float
+
+
+Command = NewGame | SetLevel
+
+
+def read_command(payload: bytes) -> Command:
+    """The command in one MQTT message; Refused names what is wrong with it."""
+    if len(payload) > MAX_COMMAND:
+        raise Refused(f"a command longer than {MAX_COMMAND} bytes")
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refused("not UTF-8") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise Refused(f"not JSON ({error.msg} at column {error.colno})") from None
+    except RecursionError:
+        raise Refused("not JSON (nested too deeply)") from None
+    if not isinstance(data, dict):
+        raise Refused('a command is a JSON object, like {"do": "new-game"}')
+    if "do" not in data:
+        raise Refused('a command says what to do, like {"do": "new-game"}')
+    name = data["do"]
+    if not isinstance(name, str) or name not in FIELDS:
+        raise Refused(f"unknown command {_short(name)} (commands: {', '.join(FIELDS)})")
+    extra = sorted(set(data) - FIELDS[name] - {"do"})
+    if extra:
+        raise Refused(f"{name}: unknown field {_short(extra[0])}")
+    if name == "brightness":
+        level = data.get("level")
+        if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level <= 1:
+            raise Refused(f"brightness: level is above 0 and at most 1, not {_short(level)}")
+        return SetLevel(float(level))
+    game, options = data.get("game"), data.get("options")
+    if game is not None and not isinstance(game, str):
+        raise Refused(f"new-game: game is a name, not {_short(game)}")
+    if options is not None and not isinstance(options, dict):
+        raise Refused(f"new-game: options is an object of NAME: VALUE, not {_short(options)}")
+    return NewGame(game, options)
+
+
+def carry_out(command: Command, loop: BoardLoop, now: float) -> None:
+    """Does `command` on the loop, or raises Refused having changed nothing."""
+    if isinstance(command, SetLevel):
+        try:
+            loop.writer.set_level(command.level)
+        except LevelError as error:
+            raise Refused(f"brightness: {error}") from None
+        return
+    if command.game is None and command.options is None:
+        loop.new_game(now)
+        return
+    try:
+        game = get_game(command.game) if command.game is not None else loop.referee.game
+        options = _options(game, command.options or {})
+        wiring.change_game(loop, game, options, now)
+    except (GameError, ProfileError) as error:
+        raise Refused(f"new-game: {error}") from None
+
+
+def _options(game: Game, given: Mapping[str, Any]) -> dict[str, Any]:
+    """Option values: JSON values of the option's type, or text read as `--option` reads it."""
+    values = {}
+    for name, value in given.items():
+        option = game.option(name)
+        if isinstance(value, str) and not isinstance(option.default, str):
+            value = option.parse(value)
+        values[name] = value
+    return game.resolve_options(values)
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
