@@ -19,11 +19,13 @@ from .events import (
     Illegal,
     InHand,
     LedFrame,
+    MatchStopped,
     Mismatch,
     Moved,
     Note,
     Obligation,
     Partial,
+    RemoteMade,
     Restored,
     TakenBack,
 )
@@ -102,6 +104,11 @@ class Describer:
                 return f"button {event.button} {'pressed' if event.pressed else 'released'}"
             case Note():
                 return event.text
+            case RemoteMade():
+                played = " ".join(event.actions)
+                return f"{self.name(event.player)}'s move {played} (other board) is made here"
+            case MatchStopped():
+                return f"match {event.match} stopped at move {event.seq}: {event.reason}"
         return f"{event.TYPE}"
 
 

@@ -222,6 +222,31 @@ class Note(Event):
     text: str
 
 
+@dataclass(frozen=True)
+class RemoteMade(Event):
+    """The board now shows the turn played on the other board of a remote match (accepted as a
+    `move` when it arrived, and shown as an `obligation` until the hands made it): play goes on
+    here. `seq` counts the match's turns up to this one."""
+
+    TYPE = "remote-made"
+    player: int
+    actions: tuple[str, ...]
+    seq: int
+
+
+@dataclass(frozen=True)
+class MatchStopped(Event):
+    """A remote match stopped because its boards cannot agree (a turn one board cannot accept,
+    two different turns at one sequence number, another game or position): both boards say so,
+    and neither accepts anything more, so the game never forks. `seq` is this board's count of
+    turns when it stopped."""
+
+    TYPE = "match-stopped"
+    match: str
+    seq: int
+    reason: str
+
+
 # The simulator's web page: what a page needs to draw a simulated board. Only `magboard sim`
 # sends these; a real board never does.
 
@@ -319,6 +344,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ButtonPressed,
         Mismatch,
         Note,
+        RemoteMade,
+        MatchStopped,
         SimBoardInfo,
         SimPieces,
         SimScores,

@@ -90,6 +90,8 @@ class Resume:
     """Every action played, in order, including a turn still in progress."""
     reserves: tuple[float, ...] | None = None
     """The game clock's reserves as last recorded (at the start of the turn in progress)."""
+    match: str | None = None
+    """The remote match (firmware/app/remote.py) the game is played in, if any."""
 
 
 @dataclass
@@ -112,11 +114,11 @@ class _Game:
     mistakes: int = 0
     takebacks: int = 0
     faults: int = 0
+    match: str | None = None
 
     def resume(self) -> Resume:
-        return Resume(
-            self.game, dict(self.options), self.board, (*self.done, *self.partial), self.reserves
-        )
+        actions = (*self.done, *self.partial)
+        return Resume(self.game, dict(self.options), self.board, actions, self.reserves, self.match)
 
     def snapshot(self) -> str:
         return json.dumps(
@@ -127,15 +129,20 @@ class _Game:
                 "done": self.done,
                 "partial": list(self.partial),
                 "reserves": self.reserves,
+                "match": self.match,
             },
             separators=(",", ":"),
         )
 
 
 class Journal:
-    def __init__(self, path: Path, wall: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, path: Path, wall: Callable[[], float] = time.time, match: str | None = None
+    ) -> None:
         self.path = Path(path)
         self.wall = wall
+        self.match = match
+        """The remote match this board plays, if any: a game resumes into its own match only."""
         self._db: sqlite3.Connection | None = None
         self._opened = False
         self._game: _Game | None = None
@@ -217,16 +224,22 @@ class Journal:
         """The game `event` starts: the one journalled if it is that game resumed, else a new
         one (and the one it replaces, unfinished, is abandoned)."""
         current, options = self._game, dict(event.options)
-        key = (event.game, options, event.board, tuple(event.actions))
+        key = (event.game, options, event.board, tuple(event.actions), self.match)
         if current is not None and current.result != "abandoned":
             resumed = current.resume()
-            if key == (resumed.game, resumed.options, resumed.board, resumed.actions):
+            if key == (
+                resumed.game,
+                resumed.options,
+                resumed.board,
+                resumed.actions,
+                resumed.match,
+            ):
                 current.done, current.partial = _turns_done(event)
                 return current
             if current.result is None:
                 current.result, current.ended = "abandoned", self.wall()
                 self._touch(current)
-        game = _Game(event.game, options, event.board, self.wall())
+        game = _Game(event.game, options, event.board, self.wall(), match=self.match)
         game.done, game.partial = _turns_done(event)
         self._game = game
         return game
@@ -470,8 +483,9 @@ def _replayed(data: bytes) -> tuple[_Game | None, str | None]:
         snapshot = json.loads(data.decode("utf-8"))
         name, options, board = snapshot["game"], snapshot["options"], snapshot["board"]
         done, partial = list(snapshot["done"]), tuple(snapshot["partial"])
-        reserves = snapshot["reserves"]
-        if not all(isinstance(a, str) for a in (*done, *partial)) or not isinstance(board, str):
+        reserves, match = snapshot["reserves"], snapshot.get("match")
+        texts = (*done, *partial, board)
+        if not all(isinstance(a, str) for a in texts) or not isinstance(match, str | None):
             return None, "not a snapshot of this schema"
         state = get_game(name).new_state(dict(options))
         for text in (*done, *partial):
@@ -480,7 +494,7 @@ def _replayed(data: bytes) -> tuple[_Game | None, str | None]:
             reserves = tuple(float(r) for r in reserves)
     except (UnicodeDecodeError, ValueError, KeyError, TypeError, GameError) as error:
         return None, f"does not replay: {error}"
-    return _Game(name, dict(options), board, 0.0, done, partial, reserves), None
+    return _Game(name, dict(options), board, 0.0, done, partial, reserves, match=match), None
 
 
 def _turns_done(started: GameStarted) -> tuple[list[str], tuple[str, ...]]:

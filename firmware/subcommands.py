@@ -57,6 +57,29 @@ def add(commands: argparse._SubParsersAction) -> None:
         help="also send events to a host and take its commands: a serial port (/dev/ttyGS0), "
         "socket://HOST:PORT, or pty (a pseudo-terminal; its path is printed)",
     )
+    run.add_argument(
+        "--mqtt",
+        metavar="URL",
+        help="also report to an MQTT broker, mqtt[s]://[USER:PASSWORD@]HOST[:PORT]: events, "
+        "status, health, figures; commands too when it is given a user",
+    )
+    run.add_argument(
+        "--board-id",
+        metavar="ID",
+        help="the board's name on MQTT, magboard/ID/... (default: the host name)",
+    )
+    run.add_argument(
+        "--remote",
+        metavar="URL",
+        help="play one game with another board through an MQTT broker, "
+        "mqtt[s]://[USER:PASSWORD@]HOST[:PORT]/MATCH-ID (the same on both boards)",
+    )
+    run.add_argument(
+        "--seat",
+        metavar="SEAT",
+        help="with --remote: the seats whose pieces are moved on this board, by name or number "
+        "(X, or 1; several: A,C); the other board plays the others",
+    )
     run.set_defaults(run=_run)
 
     selftest = commands.add_parser(

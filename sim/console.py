@@ -4,7 +4,10 @@ want the firmware's exact behaviour without the board.
 
 With `--link URL` the simulated board has a serial link as a real one does: `--link pty` opens a
 pseudo-terminal and says its path in a `note` (`magboard watch /dev/pts/N` connects to it);
-`--link socket://HOST:PORT` connects out to a host listening there."""
+`--link socket://HOST:PORT` connects out to a host listening there. With `--mqtt URL` it reports
+to an MQTT broker as a real board does (firmware/app/mqtt.py). With `--remote URL --seat SEAT`
+it plays one seat of a remote match (firmware/app/remote.py): the other board's moves are lit,
+and made here by typed commands."""
 
 from __future__ import annotations
 
@@ -13,7 +16,14 @@ import select
 import sys
 import time
 
-from magboard.firmware.app.run import RunRequest, open_link, print_event, request_of
+from magboard.firmware.app.run import (
+    RunRequest,
+    open_link,
+    open_mqtt,
+    open_remote,
+    print_event,
+    request_of,
+)
 from magboard.firmware.events import Note
 from magboard.firmware.journal import Resume
 
@@ -37,13 +47,21 @@ def run_console(request: RunRequest) -> int:
         journal=request.journal.path,
         sinks=[print_event],
         unattended=request.unattended,
+        match=request.journal.match,
     )
     serial_link = open_link(request.link, session.loop) if request.link else None
+    mqtt = remote = None
     try:
+        mqtt = open_mqtt(request.mqtt, session.loop) if request.mqtt else None
+        remote = open_remote(request, session.loop) if request.remote else None
         return _console(session, request.resume)
     finally:
         if serial_link is not None:
             serial_link.close()
+        if mqtt is not None:
+            mqtt.close()
+        if remote is not None:
+            remote.close()
 
 
 def _console(session: SimSession, resume: Resume | None) -> int:

@@ -57,6 +57,7 @@ class SimSession:
         world: World | None = None,
         unattended: Unattended | None = None,
         calendar: float | None = None,
+        match: str | None = None,
     ) -> None:
         self.spec = board if isinstance(board, BoardSpec) else load_board(board)
         self.game = get_game(game)
@@ -67,7 +68,7 @@ class SimSession:
         self.clock = self.board.clock
         self.calendar = time.time() - self.clock.now() if calendar is None else calendar
         """The date and time (epoch seconds) at virtual time 0, for the journal's records."""
-        self.journal = Journal(journal, wall=self._wall) if journal else None
+        self.journal = Journal(journal, wall=self._wall, match=match) if journal else None
         table = wiring.wire(
             self.board,
             self.game,
@@ -209,6 +210,7 @@ class SimSession:
             clock=self.clock,
             world=self.world,
             calendar=self.calendar,
+            match=self.journal.match if self.journal else None,
             **{"unattended": self.loop.idle.settings if self.loop.idle else None, **changes},
         )
         session.board.dead_leds |= self.board.dead_leds  # LEDs are hardware: dead stays dead

@@ -60,6 +60,11 @@ def add(commands: argparse._SubParsersAction) -> None:
     soak.add_argument(
         "--journal", metavar="PATH", help="keep the games in this state database (magboard stats)"
     )
+    soak.add_argument(
+        "--remote",
+        action="store_true",
+        help="two boards playing each game through a private MQTT broker (mosquitto)",
+    )
     soak.set_defaults(run=_soak)
 
 
@@ -144,6 +149,10 @@ def _web(args: argparse.Namespace) -> int:
 
 
 def _soak(args: argparse.Namespace) -> int:
+    if args.remote:
+        from .soak_remote import main as remote
+
+        return remote(args)
     from .soak import main
 
     return main(args)

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from magboard.firmware.events import Event, Note
 from magboard.firmware.games import Game, GameError, get_game
@@ -28,10 +28,16 @@ from .errors import CommandError
 from .link import POLL as LINK_POLL
 from .link import LinkURLError, SerialLink
 from .loop import BoardLoop
+from .mqtt_settings import POLL as MQTT_POLL
+from .mqtt_settings import MqttSettingError, MqttSettings, settings
 from .notify import Notifier
 from .selftest import default_button, run_selftest
 from .selftest_command import instructions
 from .unattended import Unattended
+
+if TYPE_CHECKING:
+    from .mqtt import MqttLink
+    from .remote import RemoteMatch
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,12 @@ class RunRequest:
     takeback: bool
     link: str | None
     unattended: Unattended | None = None
+    mqtt: MqttSettings | None = None
+    """Where to report over MQTT (firmware/app/mqtt.py), if anywhere."""
+    remote: str | None = None
+    """The remote match this board plays a seat of (firmware/app/remote.py), if any."""
+    seat: str | None = None
+    """The seats played on this board in the remote match, as `--seat` names them."""
 
 
 def request_of(args: argparse.Namespace) -> RunRequest:
@@ -76,30 +88,83 @@ def request_of(args: argparse.Namespace) -> RunRequest:
         options = configured("options", game.resolve_options, {**config.options, **given})
     else:
         options = game.resolve_options(given)
-    journal = Journal(Path(args.journal or config.journal or DEFAULT_JOURNAL).expanduser())
-    resume = resumable(journal.load(), game, spec, options)
-    takeback = not args.no_takeback and config.takeback is not False
+    remote, seat, match = remote_of(args, game, options)
+    path = Path(args.journal or config.journal or DEFAULT_JOURNAL).expanduser()
+    journal = Journal(path, match=match)
+    resume = resumable(journal.load(), game, spec, options, match)
+    # A turn sent to the other board is not undone by hand.
+    takeback = not args.no_takeback and config.takeback is not False and remote is None
     return RunRequest(
-        spec, game, options, journal, resume, takeback, args.link or config.link, config.unattended
+        spec,
+        game,
+        options,
+        journal,
+        resume,
+        takeback,
+        args.link or config.link,
+        config.unattended,
+        mqtt=mqtt_of(args, config),
+        remote=remote,
+        seat=seat,
     )
+
+
+def remote_of(
+    args: argparse.Namespace, game: Game, options: dict[str, Any]
+) -> tuple[str | None, str | None, str | None]:
+    """`--remote URL` and `--seat SEAT`, checked before anything opens (paho-mqtt is loaded
+    only for a board that plays a remote match)."""
+    remote, seat = getattr(args, "remote", None), getattr(args, "seat", None)
+    if remote is None and seat is None:
+        return None, None, None
+    if remote is None or seat is None:
+        raise CommandError("--remote URL and --seat SEAT go together (a remote match)")
+    from .remote import RemoteURL, RemoteURLError, SeatError, seats_of
+
+    try:
+        match = RemoteURL.parse(remote).match
+        seats_of(game, game.new_state(options).players, seat)
+    except (RemoteURLError, SeatError) as error:
+        raise CommandError(str(error)) from None
+    return remote, seat, match
+
+
+def mqtt_of(args: argparse.Namespace, config: Config) -> MqttSettings | None:
+    """`--mqtt URL` and `--board-id ID` over the file's `[mqtt]` table; None: no MQTT."""
+    table = config.mqtt
+    url = getattr(args, "mqtt", None) or (table.url if table else None)
+    board_id = getattr(args, "board_id", None) or (table.board_id if table else None)
+    if url is None:
+        if board_id is not None and getattr(args, "board_id", None):
+            raise CommandError("--board-id names the board on MQTT: give --mqtt URL too")
+        return None
+    ca_file = table.ca_file if table else None
+    try:
+        return settings(url, board_id, ca_file)
+    except MqttSettingError as error:
+        raise CommandError(f"mqtt: {error}") from None
 
 
 def print_event(event: Event) -> None:
     print(event.to_json(), flush=True)
 
 
-def resumable(resume: Resume | None, game: Game, spec: BoardSpec, options: dict) -> Resume | None:
-    """The journalled game, if it is this game on this board with these options."""
-    if resume and (resume.game, resume.board, resume.options) == (game.name, spec.name, options):
-        return resume
-    return None
+def resumable(
+    resume: Resume | None, game: Game, spec: BoardSpec, options: dict, match: str | None = None
+) -> Resume | None:
+    """The journalled game, if it is this game on this board with these options, in this
+    remote match (or none): a match's game never resumes into another match."""
+    if resume is None:
+        return None
+    wanted = (game.name, spec.name, options, match)
+    return resume if (resume.game, resume.board, resume.options, resume.match) == wanted else None
 
 
 def main(args: argparse.Namespace) -> int:
     request = request_of(args)
     board = open_pi_board(request.spec)
     notifier = Notifier.from_environ(os.environ)
-    link = None
+    link = mqtt = remote = None
     try:
         if default_button(request.spec) in board.held_buttons():
             _selftest_first(board, request, notifier)
@@ -113,13 +178,18 @@ def main(args: argparse.Namespace) -> int:
             unattended=request.unattended,
         )
         link = open_link(request.link, table.loop) if request.link else None
+        mqtt = open_mqtt(request.mqtt, table.loop) if request.mqtt else None
+        remote = open_remote(request, table.loop) if request.remote else None
         resume = request.resume
         table.loop.start(*((resume.actions, resume.reserves) if resume else ()))
         if notifier is not None:  # set up and lit: systemd may count the board as started
             table.loop.watchdog = notifier
             notifier.status(f"refereeing {request.game.title} on {request.spec.name}")
             notifier.ready()
-        table.loop.run_until(math.inf, look_every=_look_every(link, notifier))
+        look_every = _look_every(link, notifier, mqtt)
+        if remote is not None:
+            look_every = min(look_every or remote.look_every, remote.look_every)
+        table.loop.run_until(math.inf, look_every=look_every)
     except KeyboardInterrupt:
         pass
     finally:
@@ -128,6 +198,10 @@ def main(args: argparse.Namespace) -> int:
             notifier.close()
         if link is not None:
             link.close()
+        if mqtt is not None:
+            mqtt.close()
+        if remote is not None:
+            remote.close()
         request.journal.close()
         board.close()
     return 0
@@ -146,10 +220,14 @@ def _selftest_first(board: Board, request: RunRequest, notifier: Notifier | None
     request.journal.keep_selftest(report.to_dict())
 
 
-def _look_every(link: SerialLink | None, notifier: Notifier | None) -> float | None:
-    """How often the loop must wake with nothing to do: for the link's commands, and often
-    enough for systemd's watchdog."""
+def _look_every(
+    link: SerialLink | None, notifier: Notifier | None, mqtt: MqttLink | None = None
+) -> float | None:
+    """How often the loop must wake with nothing to do: for the link's and the broker's
+    commands, and often enough for systemd's watchdog."""
     wakes = [LINK_POLL] if link else []
+    if mqtt is not None:
+        wakes.append(MQTT_POLL)
     if notifier is not None and notifier.watchdog_interval is not None:
         wakes.append(notifier.watchdog_interval / 4)
     return min(wakes, default=None)
@@ -161,6 +239,22 @@ def open_link(url: str, loop: BoardLoop) -> SerialLink:
         return SerialLink(url, loop)
     except LinkURLError as error:
         raise CommandError(str(error)) from None
+
+
+def open_mqtt(mqtt: MqttSettings, loop: BoardLoop) -> MqttLink:
+    """The board on MQTT (paho-mqtt is loaded only for a board that reports there)."""
+    from .mqtt import open_mqtt as opened
+
+    return opened(mqtt, loop)
+
+
+def open_remote(request: RunRequest, loop: BoardLoop) -> RemoteMatch:
+    """Joins the remote match `--remote` names, as the seats `--seat` names (both checked by
+    `remote_of`); the journal is marked as this match's."""
+    from .remote import open_match
+
+    assert request.remote is not None and request.seat is not None
+    return open_match(request.remote, request.seat, loop)
 
 
 def open_pi_board(spec: BoardSpec):

@@ -2,7 +2,8 @@
 takeback, obligations, and clearing between games."""
 
 from .matcher import Matcher, Reading, SearchLimitError
-from .referee import ChoiceError, Referee
+from .referee import ChoiceError, Owed, Referee
+from .remote_log import RemoteError, Turns, conflict, digest, replay
 from .status import Phase, Status
 
 PLAY, IN_HAND, ILLEGAL, OBLIGATION, OVER, CLEARING = (
@@ -23,9 +24,15 @@ __all__ = [
     "PLAY",
     "ChoiceError",
     "Matcher",
+    "Owed",
     "Phase",
     "Reading",
     "Referee",
+    "RemoteError",
     "SearchLimitError",
     "Status",
+    "Turns",
+    "conflict",
+    "digest",
+    "replay",
 ]

@@ -13,8 +13,8 @@ did not see made: when in doubt it asks for the position to be put right.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from magboard.firmware.events import (
     ChoiceOffered,
@@ -27,8 +27,10 @@ from magboard.firmware.events import (
     InHand,
     Mismatch,
     Moved,
+    Note,
     Obligation,
     Partial,
+    RemoteMade,
     Restored,
     TakenBack,
 )
@@ -41,6 +43,7 @@ from .evidence import best_explained, in_order, reply_cells, witness
 from .explain import explain, forbidden
 from .history import History, Turn, notation
 from .matcher import Matcher, Reading, SearchLimitError
+from .remote_log import RemoteError, Turns, follow
 from .status import Phase, Status
 
 MENU = "menu"
@@ -49,10 +52,24 @@ TRAIL_LIMIT = 400
 """Frames kept since a turn began. A board fiddled with for longer than this loses its oldest
 frames; a reply that needed them is then refused and the board asks for a put-back."""
 MOVEMENT_CACHE = 10_000
+ONE_GAME = "a remote match is one game: for another, start another match"
 
 
 class ChoiceError(ValueError):
     """A choice sent from the page or the link that the board is not waiting for."""
+
+
+@dataclass(frozen=True)
+class Owed:
+    """Turns played on the other board of a remote match, accepted here and not yet made by
+    hand: the board shows what to take and where to put it until it matches."""
+
+    since: State
+    """The position the hands make them from."""
+    turns: tuple[Turn, ...]
+    places: frozenset[Place]
+    """The places they change (every slot of a supply they take from or fill): what the
+    hands may touch in making them."""
 
 
 def spot_label(spot: Spot) -> str:
@@ -86,6 +103,9 @@ class Referee:
         """The pending choice's options, and the one the seat button points at."""
         self._next_announced = False
         """While clearing: the next game was already announced (by `new`)."""
+        self.seats: frozenset[int] | None = None
+        """In a remote match, the seats whose pieces are moved on this board (None: all)."""
+        self._owed: Owed | None = None
         self.status = Status(Phase.PLAY, 0.0, initial.to_move)
 
     def _restart(self, state: State) -> None:
@@ -119,6 +139,7 @@ class Referee:
         """Starts the game, replaying `actions` (a journalled game) first."""
         self._restart(self.initial)
         self._clearing = False
+        self._owed = None
         for text in actions:
             self._replay(self.position.parse_action(text))
         self._announce(now, actions)
@@ -158,6 +179,8 @@ class Referee:
         if self.position.obligations:
             self._oblige(now, frame)
             return
+        if self._show_owed(now, raw):
+            return
         lifted = self.profile.lifted_from(frame, self.position)
         if lifted is not None:  # the power came back while a hand held a piece
             self._in_hand(lifted, now, raw)
@@ -172,6 +195,9 @@ class Referee:
     def new_game(self, now: float, raw: int | None = None) -> None:
         """`new`: a fresh game at once; if pieces are left on the board, they are lit until
         cleared, and nothing left over counts as a move."""
+        if self.seats is not None:
+            self.emit(Note(now, f"refused: new game: {ONE_GAME}"))
+            return
         self.start(now)
         if raw is not None:
             frame = self.profile.canonical(raw)
@@ -190,10 +216,15 @@ class Referee:
         frames passed through tell the order of quick moves), and with `stable` once the board
         has been still for the profile's settle time: only then may a move be concluded."""
         profile = self.profile
+        if self.status.phase == Phase.STOPPED:
+            return
         frame = profile.canonical(raw)
         self._record(frame)
         if self._clearing:
             self._judge_clearing(raw, frame, now, stable)
+            return
+        if self._owed is not None:
+            self._judge_owed(raw, frame, now, stable)
             return
         if self.status.phase == Phase.OBLIGATION:
             self._judge_obligation(raw, frame, now, stable)
@@ -210,6 +241,11 @@ class Referee:
                 self._judge_after_the_end(raw, frame, now)
             return
         lifted = profile.lifted_from(frame, self.position)
+        if not self.plays_here(self.position.to_move):
+            if stable and lifted is None:
+                name = self.game.seats[self.position.to_move]
+                self._illegal(raw, now, f"{name} plays on the other board: put this back and wait")
+            return
         if not stable:
             if lifted is not None:
                 self._in_hand(lifted, now, raw)
@@ -371,6 +407,8 @@ class Referee:
     def _judge_clearing(self, raw: int, frame: int, now: float, stable: bool) -> None:
         if self._at_start(frame):
             self._next_game(frame, now)
+            if self._clearing:  # a remote match: no next game
+                return
             lifted = self.profile.lifted_from(frame, self.position)
             if lifted is not None:
                 self._in_hand(lifted, now, raw)
@@ -378,6 +416,13 @@ class Referee:
             self._show_clearing(raw, now)
 
     def _next_game(self, frame: int, now: float) -> None:
+        if self.seats is not None:  # one game a remote match: the cleared board stays dark
+            if self.status.phase != Phase.CLEARING or self.status.difference:
+                self._clearing = True
+                self._reported = None
+                self.emit(Note(now, f"the board is clear: {ONE_GAME}"))
+                self.status = Status(Phase.CLEARING, now, None)
+            return
         announce = not self._clearing or not self._next_announced
         self._clearing = False
         self._restart(self.initial)
@@ -392,10 +437,14 @@ class Referee:
         """A seat's button ends that seat's turn where it may go on; `new` starts again. A
         press first judges the board as it is now (`raw`, if given), then acts: a player who
         presses the clock the moment their piece lands ends the turn with that piece in it."""
+        if self.status.phase == Phase.STOPPED:
+            return
         if button == "new":
             self.new_game(now, raw)
             return
         seat = self._seat_of(button)
+        if seat is not None and not self.plays_here(seat):
+            return  # that seat's button is pressed on its own board
         if self._press_choice(button, seat, now):
             return
         if raw is not None and seat == self.turn_start.to_move and not self._clearing:
@@ -416,7 +465,7 @@ class Referee:
         """While a choice is pending: the chooser's seat button steps through the options, the
         `menu` button takes the one pointed at. True if the press was the choice's."""
         options = self.position.choices() if self.status.phase == Phase.PLAY else ()
-        if not options or self._clearing:
+        if not options or self._clearing or not self.plays_here(self.position.chooser):
             return False
         if button == MENU:
             self._take_choice(options[self._choice % len(options)], now)
@@ -432,6 +481,9 @@ class Referee:
         (a GameError or ChoiceError) says why one is refused."""
         if self._clearing or self.status.phase != Phase.PLAY or not self.position.choices():
             raise ChoiceError("no choice is waiting: the board shows what to do")
+        if not self.plays_here(self.position.chooser):
+            name = self.game.seats[self.position.chooser]
+            raise ChoiceError(f"{name} chooses on the other board")
         action = self.position.parse_action(text)
         if action not in self.position.choices():
             raise ChoiceError(f"{text} is made on the board, not chosen")
@@ -461,7 +513,11 @@ class Referee:
 
     def time_up(self, now: float, raw: int | None = None) -> None:
         """The mover's clock ran out. What the board shows first counts, as for a press; then
-        the rules' verdict on the time (a lost bout) ends the turn where it stands."""
+        the rules' verdict on the time (a lost bout) ends the turn where it stands. In a
+        remote match that verdict is the board's whose seat it is, and reaches this one as its
+        turn."""
+        if self.status.phase == Phase.STOPPED or not self.plays_here(self.position.to_move):
+            return
         if raw is not None and not self._clearing:
             self._judge_before_ending(raw, now)
         action = self.position.on_time_up()
@@ -619,6 +675,196 @@ class Referee:
         detail = "; ".join(duty.detail for duty in before.obligations)
         self.emit(Fulfilled(now, last.player, detail))
         self._pass_while_forced(now)
+        self._anchor(self.position, frame)
+        self._set_play(now)
+        self._announce_end(now)
+
+    # A remote match: one game on two boards, each seat's pieces moved on its own board.
+
+    def play_here(
+        self, seats: Iterable[int], now: float | None = None, raw: int | None = None
+    ) -> None:
+        """Only `seats` are played on this board; the others' turns arrive by `remote_move`. A
+        turn once sent to the other board cannot be undone by hand here, so takebacks are off.
+        Given the board (`raw`), a difference left from start-up that is the other board's
+        last turn not yet made here is shown as that obligation again."""
+        self.seats = frozenset(seats)
+        self.takeback = False
+        if now is not None and raw is not None and self.status.phase != Phase.OBLIGATION:
+            self._show_owed(now, raw)
+
+    def plays_here(self, seat: int | None) -> bool:
+        return self.seats is None or seat is None or seat in self.seats
+
+    @property
+    def log(self) -> Turns:
+        """The settled turns, in notation, seq 1 first: what the other board must agree with.
+        A turn whose obligation is still pending, or half made, is not settled yet."""
+        turns = [notation(turn.actions) for turn in self.history]
+        if turns and self.position.obligations:
+            turns.pop()
+        return tuple(turns)
+
+    @property
+    def owed(self) -> Owed | None:
+        """The other board's turns accepted here and not yet made by hand."""
+        return self._owed
+
+    def remote_move(self, turns: Sequence[Sequence[str]], now: float, raw: int) -> None:
+        """The next turns of the log, played on the other board: accepted at once (a `move`
+        each, journalled like any), then owed: the board shows what to take and where to put
+        it (`raw` is the board as it is now) until it matches, and the next turn waits.
+        RemoteError, with nothing changed, if they cannot follow this position."""
+        if self.status.phase == Phase.STOPPED:
+            raise RemoteError("the match is stopped on this board")
+        first = len(self.history) + 1
+        if self._partial or self.position.obligations:
+            raise RemoteError(f"move {first} is being made on this board")
+        state, followed = self.position, []
+        for seq, turn in enumerate(turns, start=first):
+            step = follow(state, turn, seq)
+            followed.append(step)
+            state = step.after
+        if not followed:
+            return
+        owed = self._owed
+        since = owed.since if owed is not None else self.position
+        made = []
+        for step in followed:
+            made.append(Turn(step.start, step.player, step.actions))
+            self.history.append(made[-1])
+            self.position = step.after
+            self.emit(Moved(now, step.player, notation(step.actions), step.after.turn))
+        self._pass_while_forced(now)
+        earlier = owed.turns if owed is not None else ()
+        self._owe(now, raw, since, (*earlier, *made))
+
+    def halt(self, now: float) -> None:
+        """A remote match stopped: nothing more is judged or accepted here. The game's area
+        flashes red, and the alert stays lit."""
+        self._owed = None
+        self._clearing = False
+        self.status = Status(Phase.STOPPED, now, None, alarm=self.profile.area)
+
+    def _show_owed(self, now: float, raw: int) -> bool:
+        """After a restart: the other board's last turns, if the board does not show them yet,
+        are owed again. True if they are."""
+        profile = self.profile
+        if self.seats is None or self._partial or self.position.obligations or self._clearing:
+            return False
+        if profile.canonical(raw) == profile.render(self.position):
+            return False
+        turns: list[Turn] = []
+        for turn in reversed(self.history):
+            if self.plays_here(turn.player) and turn.actions != (PASS,):
+                break
+            turns.append(turn)
+        while turns and turns[-1].actions == (PASS,):
+            turns.pop()  # the local seat's forced passes before them are no one's to make
+        if not turns:
+            return False
+        turns.reverse()
+        difference = profile.difference(raw, self.position)
+        changed = {*difference.remove, *(place for place, _ in difference.put_back)}
+        if not changed <= self._changed_by(turns):
+            return False  # not (only) their turns: a mismatch, or a hand with the next move
+        self._owe(now, raw, turns[0].start, tuple(turns))
+        return True
+
+    def _owe(self, now: float, raw: int, since: State, turns: tuple[Turn, ...]) -> None:
+        profile = self.profile
+        frame = profile.canonical(raw)
+        self._anchor(self.position, None)
+        self._owed = Owed(since, turns, self._changed_by(turns))
+        if frame == profile.render(self.position):
+            self._made(now, frame)
+            return
+        shown = self._owing(now, profile.difference(raw, self.position))
+        places = frozenset((*shown.remove, *(place for place, _ in shown.put_back)))
+        self.emit(Obligation(now, turns[-1].player, self._owed_detail(), tuple(_labels(places))))
+        self._judge_owed(raw, frame, now, stable=True)  # anything else already wrong is said
+
+    def _changed_by(self, turns: Sequence[Turn]) -> frozenset[Place]:
+        """The places the turns change, one action after another: where pieces leave or land
+        (every slot of a supply), and the cells a tile covers on its way."""
+        profile, places = self.profile, set()
+        for turn in turns:
+            state = turn.start
+            for action in turn.actions:
+                before, state = profile.layout(state), state.apply(action)
+                after = profile.layout(state)
+                moved = profile.layout_change(before, after)
+                places |= profile.places_of(moved.lifted | moved.placed)
+                for spot in set(before.tiles) ^ set(after.tiles):
+                    places.update((*spot.cells, spot.key))
+        return frozenset(places)
+
+    def _owing(self, now: float, difference: Difference) -> Difference:
+        """Lights what is left to make of the owed turns (not what a hand holds for later)."""
+        assert self._owed is not None
+        places = self._owed.places
+        shown = Difference(
+            tuple(place for place in difference.remove if place in places),
+            tuple((place, owner) for place, owner in difference.put_back if place in places),
+        )
+        if self.status.phase != Phase.OBLIGATION or shown != self.status.difference:
+            lit = frozenset((*shown.remove, *(place for place, _ in shown.put_back)))
+            self.status = self._status(Phase.OBLIGATION, now, obligation=lit, difference=shown)
+        return shown
+
+    def _owed_detail(self) -> str:
+        assert self._owed is not None
+        seats = self.game.seats
+        played = [
+            f"{seats[turn.player]} played {' '.join(notation(turn.actions))}"
+            for turn in self._owed.turns
+            if turn.actions != (PASS,)
+        ]
+        return f"{', then '.join(played)} on the other board: make it here"
+
+    def _judge_owed(self, raw: int, frame: int, now: float, stable: bool) -> None:
+        """Waiting for the hands to make the other board's turns. Anything within the places
+        they change is on the way; once the board settles, anything else is a mistake."""
+        owed, profile = self._owed, self.profile
+        assert owed is not None
+        if frame == profile.render(self.position):
+            self._made(now, frame)
+            return
+        early = profile.lifted_from(frame, self.position)
+        if early is not None and not profile.places_of(early) & owed.places:
+            # Made, while the next player already holds a piece for the next turn.
+            self._made(now, frame)
+            if self.plays_here(self.position.to_move) and self.position.outcome() is None:
+                self._in_hand(early, now, raw)
+            return
+        difference = profile.difference(raw, self.position)
+        changed = {*difference.remove, *(place for place, _ in difference.put_back)}
+        if changed <= owed.places:
+            if self._mistaken:
+                self.emit(Restored(now))
+                self._mistaken = False
+                self._reported = None
+            self._owing(now, difference)
+            return
+        if not stable or early is not None or profile.lifted_from(frame, owed.since) is not None:
+            if not self._mistaken:
+                self._owing(now, difference)
+            return  # pieces in hands
+        if difference != self._reported:
+            self._reported = difference
+            self._mistaken = True
+            remove, put_back = difference.labels()
+            detail = f"first {self._owed_detail().replace(': make it here', '', 1)}, as shown"
+            self.emit(Illegal(now, self.position.to_move, remove, put_back, detail))
+            lit = self.status.obligation
+            self.status = self._status(Phase.OBLIGATION, now, obligation=lit, difference=difference)
+
+    def _made(self, now: float, frame: int) -> None:
+        owed = self._owed
+        assert owed is not None
+        self._owed = None
+        actions = [a for turn in owed.turns if turn.actions != (PASS,) for a in turn.actions]
+        self.emit(RemoteMade(now, owed.turns[-1].player, notation(actions), len(self.history)))
         self._anchor(self.position, frame)
         self._set_play(now)
         self._announce_end(now)

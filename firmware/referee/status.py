@@ -23,6 +23,8 @@ class Phase(StrEnum):
     """The game has ended and the board still shows its end."""
     CLEARING = "clearing"
     """Between games: show what is left to clear for the next one to start."""
+    STOPPED = "stopped"
+    """A remote match stopped because its boards disagree: nothing more is judged."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,8 @@ class Status:
     win: tuple[Place, ...] = ()
     winners: tuple[int, ...] = ()
     draw: bool = False
+    alarm: frozenset[Place] = frozenset()
+    """Places that flash red when this status begins (a stopped match: the game's area)."""
 
     def view(self, players: int, fault: bool) -> View:
         """The lights' view: what is true now, for the lights to draw in their own language."""
@@ -51,7 +55,7 @@ class Status:
             due=self.due if self.phase == Phase.PLAY else frozenset(),
             last_move=self.last_move if self.last_mover is not None else frozenset(),
             last_mover=self.last_mover,
-            error=frozenset(difference.remove) if self.phase == Phase.ILLEGAL else frozenset(),
+            error=frozenset(difference.remove) if self.phase == Phase.ILLEGAL else self.alarm,
             remove=frozenset(difference.remove),
             put_back=frozenset(
                 (place, owner if owner is not None else seat)
@@ -62,5 +66,5 @@ class Status:
             winner=self.winners[0] if self.winners and self.phase == Phase.OVER else None,
             draw=self.draw and self.phase == Phase.OVER,
             since=self.since,
-            fault=fault,
+            fault=fault or self.phase == Phase.STOPPED,
         )

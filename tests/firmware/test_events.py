@@ -31,6 +31,8 @@ SAMPLES = [
     ev.ButtonPressed(6.5, "seat-1", True),
     ev.Mismatch(7.0, ("c3",), ("A1",)),
     ev.Note(8.0, "hello"),
+    ev.RemoteMade(8.1, 1, ("b2",), 4),
+    ev.MatchStopped(8.2, "cafe-7", 4, "the boards disagree on move 4"),
     ev.SimBoardInfo(
         8.5,
         board="mini",

@@ -101,3 +101,17 @@ def test_the_figures_of_each_game_are_kept(tmp_path):
             "SELECT result, turns, mistakes, takebacks, faults, winners FROM games ORDER BY id"
         ).fetchall()
     assert rows == [("abandoned", 1, 1, 1, 1, None), ("finished", 5, 0, 0, 0, "[0]")]
+
+
+def test_a_game_resumes_into_its_own_remote_match_only(tmp_path):
+    path = tmp_path / "magboard.db"
+    journal = Journal(path, match="table-7")
+    journal.record(TTT)
+    journal.record(Moved(1.0, 0, ("b2",), 1))
+    journal.close()
+    resume = Journal(path).load()
+    assert (resume.actions, resume.match) == (("b2",), "table-7")
+    other = Journal(path, match="table-8")  # another match: its game is a new one
+    other.record(TTT)
+    other.close()
+    assert Journal(path).load() == Resume("tic-tac-toe", {}, "mini", (), None, "table-8")
