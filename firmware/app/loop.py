@@ -19,6 +19,9 @@ from magboard.firmware.sensing import Debouncer, Scanner
 from magboard.hardware.interface import RGB, Board
 
 from .notify import Notifier
+from .selftest import run_selftest
+from .selftest_command import instructions
+from .selftest_report import SelfTestReport
 from .unattended import Idle, Unattended
 
 FAULT_SHOWN = 5.0
@@ -98,11 +101,32 @@ class BoardLoop:
         self.referee.start(now, tuple(actions))
         if self.game_clock is not None and reserves is not None:
             self.game_clock.resume(reserves, self.referee.position.bout)
+        self._look_afresh(now)
+
+    def _look_afresh(self, now: float) -> None:
+        """Reads the board as it stands and says at once what differs from the game."""
         first = self.board.scan()
         self.scanner.debouncer.reset(first.frame, now)
         self.referee.check_board(first.frame, now)
         self._follow_clock(now, first.frame)
         self._light(now)
+
+    def selftest(self) -> SelfTestReport:
+        """The self-test in the middle of a run (the `menu` button held at start-up, or a
+        command from afar): refereeing waits while a person follows the test's lights; the
+        report goes out as notes and into the journal; then the game goes on from the board as
+        it stands, lighting what to put back."""
+        self.emit(Note(self.board.clock.now(), instructions(self.board.spec)))
+        report = run_selftest(self.board, alive=self.watchdog.watchdog if self.watchdog else None)
+        now = self.board.clock.now()
+        for line in report.lines():
+            self.emit(Note(now, f"self-test: {line}"))
+        if self.journal is not None:
+            self.journal.keep_selftest(report.to_dict())
+            self._journal_news(now)
+        self.writer.forget()  # the chain shows the test's last frame, not the game's
+        self._look_afresh(now)
+        return report
 
     def step(self, until: float | None = None) -> None:
         """One wake-up and what follows from it (a scan, if the board can have changed);

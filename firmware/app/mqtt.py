@@ -31,7 +31,7 @@ from magboard.firmware.stats import read_usage
 
 from .errors import CommandError
 from .loop import BoardLoop
-from .mqtt_commands import Refused, carry_out, read_command
+from .mqtt_commands import Refused, RunSelfTest, carry_out, read_command
 from .mqtt_discovery import discovery
 from .mqtt_health import THERMAL, HealthWatch, selftest_summary
 from .mqtt_settings import MqttSettingError, MqttSettings
@@ -276,7 +276,11 @@ class MqttLink:
         try:
             if message.retained:
                 raise Refused("a retained command (it would be carried out at every reconnect)")
-            carry_out(read_command(message.payload), self.loop, now)
+            command = read_command(message.payload)
+            carry_out(command, self.loop, now)
+            if isinstance(command, RunSelfTest):  # its report in the figures and heartbeat
+                self._usage_due = True
+                self._next_heartbeat = self.loop.board.clock.now()
         except Refused as error:
             self._answer(Note(now, f"refused: {error}"))
         except Exception as error:  # a bug must not take the board down

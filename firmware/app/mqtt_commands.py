@@ -1,7 +1,8 @@
 """Commands a board takes on `magboard/<board-id>/command`: start a new game (the same, or another
-with its options) and set the lights' level. Someone at a desk runs a room of boards; nobody
-there can see the table, so a command is checked whole before anything changes, and one that
-cannot be carried out changes nothing and says why.
+with its options), set the lights' level, and run the self-test (for the person at the board).
+Someone at a desk runs a room of boards; nobody there can see the table, so a command is
+checked whole before anything changes, and one that cannot be carried out changes nothing and
+says why.
 
 `read_command` checks a message's shape; `carry_out` does it on the loop, in the loop's thread
 (the MQTT client's own thread only queues messages: firmware/app/mqtt.py).
@@ -26,6 +27,7 @@ MAX_COMMAND = 4096
 FIELDS: Mapping[str, frozenset[str]] = {
     "new-game": frozenset({"game", "options"}),
     "brightness": frozenset({"level"}),
+    "selftest": frozenset(),
 }
 """Each command and the fields it takes besides `do`."""
 
@@ -48,7 +50,12 @@ class SetLevel:
     level: float
 
 
-Command = NewGame | SetLevel
+@dataclass(frozen=True)
+class RunSelfTest:
+    """Refereeing waits while the person at the board follows the self-test's lights."""
+
+
+Command = NewGame | SetLevel | RunSelfTest
 
 
 def read_command(payload: bytes) -> Command:
@@ -75,6 +82,8 @@ def read_command(payload: bytes) -> Command:
     extra = sorted(set(data) - FIELDS[name] - {"do"})
     if extra:
         raise Refused(f"{name}: unknown field {_short(extra[0])}")
+    if name == "selftest":
+        return RunSelfTest()
     if name == "brightness":
         level = data.get("level")
         if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level <= 1:
@@ -90,6 +99,9 @@ def read_command(payload: bytes) -> Command:
 
 def carry_out(command: Command, loop: BoardLoop, now: float) -> None:
     """Does `command` on the loop, or raises Refused having changed nothing."""
+    if isinstance(command, RunSelfTest):
+        loop.selftest()
+        return
     if isinstance(command, SetLevel):
         try:
             loop.writer.set_level(command.level)

@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from magboard.firmware.events import Event, Note
+from magboard.firmware.events import Event
 from magboard.firmware.games import Game, GameError, get_game
 from magboard.firmware.journal import Journal, Resume
-from magboard.hardware.interface import Board
 from magboard.hardware.spec import BoardSpec, BoardSpecError, load_board
 
 from . import wiring
@@ -31,8 +30,7 @@ from .loop import BoardLoop
 from .mqtt_settings import POLL as MQTT_POLL
 from .mqtt_settings import MqttSettingError, MqttSettings, settings
 from .notify import Notifier
-from .selftest import default_button, run_selftest
-from .selftest_command import instructions
+from .selftest import default_button
 from .unattended import Unattended
 
 if TYPE_CHECKING:
@@ -166,8 +164,7 @@ def main(args: argparse.Namespace) -> int:
     notifier = Notifier.from_environ(os.environ)
     link = mqtt = remote = None
     try:
-        if default_button(request.spec) in board.held_buttons():
-            _selftest_first(board, request, notifier)
+        selftest_asked = default_button(request.spec) in board.held_buttons()
         table = wiring.wire(
             board,
             request.game,
@@ -186,6 +183,8 @@ def main(args: argparse.Namespace) -> int:
             table.loop.watchdog = notifier
             notifier.status(f"refereeing {request.game.title} on {request.spec.name}")
             notifier.ready()
+        if selftest_asked:
+            table.loop.selftest()
         look_every = _look_every(link, notifier, mqtt)
         if remote is not None:
             look_every = min(look_every or remote.look_every, remote.look_every)
@@ -205,19 +204,6 @@ def main(args: argparse.Namespace) -> int:
         request.journal.close()
         board.close()
     return 0
-
-
-def _selftest_first(board: Board, request: RunRequest, notifier: Notifier | None) -> None:
-    """The self-test button held while the board starts: the self-test, then the game. Its
-    report goes out as notes and into the state database, for `magboard stats`."""
-    print_event(Note(board.clock.now(), instructions(board.spec)))
-    if notifier is not None:  # started, and minutes of testing ahead: keep the watchdog fed
-        notifier.status("self-test")
-        notifier.ready()
-    report = run_selftest(board, alive=notifier.watchdog if notifier else None)
-    for line in report.lines():
-        print_event(Note(board.clock.now(), f"self-test: {line}"))
-    request.journal.keep_selftest(report.to_dict())
 
 
 def _look_every(

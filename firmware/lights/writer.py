@@ -88,6 +88,12 @@ class LedWriter:
         self._held_back = False
         return frame
 
+    def forget(self) -> None:
+        """The chain shows something this writer did not send (a self-test's lights): the
+        next frame goes out whatever it is."""
+        self._written = None
+        self._written_at = None
+
     def next_deadline(self) -> float | None:
         """When to call `update` again with the current view: a frame held back by the rate
         limit, or the next step of an animation (never sooner than the rate allows). None when

@@ -453,7 +453,46 @@ def test_the_configuration_files_mqtt_table_is_checked_naming_file_and_key(tmp_p
 def test_the_new_game_button_payload_is_the_plain_new_game_command():
     assert read_command(NEW_GAME_PRESS.encode()) == NewGame()
     with pytest.raises(Refused):
-        read_command(b'{"do": "selftest"}')
+        read_command(b'{"do": "selftest", "now": true}')
+
+
+def test_a_selftest_command_runs_it_for_the_person_at_the_board(broker, listener, tmp_path):
+    """From afar, for the person at the board: the report comes back as notes, into the
+    figures and the heartbeat, and the game goes on."""
+    from magboard.firmware.app.mqtt import MqttLink
+    from magboard.firmware.app.selftest import default_button
+    from magboard.sim.selftest_person import SelfTestPerson
+
+    session = SimSession("mini", "tic-tac-toe", journal=tmp_path / "board1.db")
+    session.board.stick_sensor(session.spec.sensors[4].bit)
+    link = MqttLink(settings(broker.url("board1"), "board1"), session.loop)
+    session.start()  # a cleared board: nothing laid out
+    SelfTestPerson(session.board, default_button(session.spec))
+    try:
+        deadline = time.monotonic() + 10
+        while not listener.on(topic("board1", "availability")) and time.monotonic() < deadline:
+            session.run_for(0.1)
+        listener.publish(topic("board1", "command"), b'{"do": "selftest"}')
+        verdict = None
+        while verdict is None and time.monotonic() < deadline:
+            session.run_for(0.1)
+            verdict = wait_json(
+                listener,
+                topic("board1", "events"),
+                lambda e: e["type"] == "note" and e["text"].startswith("self-test: verdict"),
+                0.05,
+            )
+        assert verdict is not None and "1 stuck sensor" in verdict["text"]
+        usage = None
+        while usage is None and time.monotonic() < deadline:
+            session.run_for(0.1)
+            usage = wait_json(
+                listener, topic("board1", "usage"), lambda u: u["selftest"] is not None, 0.05
+            )
+        assert usage is not None and usage["selftest"]["stuck"]
+        assert session.referee.position == session.initial  # the game waits, untouched
+    finally:
+        link.close()
 
 
 def test_the_test_broker_keeps_retained_and_queued_messages_across_a_restart(broker):

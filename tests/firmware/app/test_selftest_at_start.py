@@ -1,6 +1,6 @@
 """The self-test from the board alone: the `menu` button held while `magboard run` starts runs
-it first (a simulated person following the lights), its report goes out as notes and into the
-state database, and then the game starts."""
+it once the game is set up (a simulated person following the lights), its report goes out as
+notes and into the state database, and then the game goes on."""
 
 from __future__ import annotations
 
@@ -48,7 +48,9 @@ def test_holding_the_button_at_start_runs_the_self_test_then_the_game(
     verdict = [n for n in notes if n.startswith("self-test: verdict")]
     assert verdict and "1 missing expander" in verdict[0]
     kinds = [e["type"] for e in events]
-    assert kinds.index("game-started") > kinds.index("note")  # the game after the test
+    last_note = len(kinds) - 1 - kinds[::-1].index("note")
+    assert kinds.index("game-started") < kinds.index("note")
+    assert "leds" in kinds[last_note:]  # the game's lights again, after the test's
     kept = read_usage(journal).selftest
     assert kept is not None and len(kept["missing_expanders"]) == 1
 
