@@ -8,13 +8,14 @@ packages = [
     f"magboard.{name}" if pkg == name else f"magboard.{name}{pkg[len(name) :]}"
     for name in FOLDERS
     for pkg in find_packages(include=[name, f"{name}.*"])
-]
+] + ["magboard.rules"]
 
 setup(
     packages=packages,
     package_data={
         "magboard.hardware": ["boards/*.toml", "magboard.service"],
         "magboard.sim": ["web/*.html", "web/*.js", "web/*.css"],
+        "magboard.rules": ["*.md"],
     },
     cffi_modules=["firmware/native/build_lines.py:ffibuilder"],
 )

@@ -2,7 +2,10 @@
 // (`sim-board`, `sim-pieces`, `sim-scores`, `sim-leds` and the referee's events,
 // docs/protocol.md) and sends back what a person's hands do, as the commands of sim/commands.py,
 // and the choices the rules leave to a player. Between the referee's `clock` events it counts
-// the clocks down itself.
+// the clocks down itself. A banner says whose turn it is, what the board waits for and how the
+// game ended; a panel shows the game's rules and the legend of the lights (`/rules/...`); the
+// board picker sets up any game on any reference board (`/boards`). At `/spectator` (or
+// `?view=spectator`) it shows the board and the clocks only, with nothing to press.
 "use strict";
 
 (() => {
@@ -24,6 +27,10 @@
 
   const $ = (id) => document.getElementById(id);
   const svg = $("board");
+  // A screen beside an exhibit: the board and the clocks, large, and nothing to press.
+  const spectator = location.pathname === "/spectator" ||
+    new URLSearchParams(location.search).get("view") === "spectator";
+  document.body.classList.toggle("spectator", spectator);
 
   const state = {
     board: null, // the last sim-board event
@@ -51,6 +58,12 @@
     drag: null,
     socket: null,
     retry: 500,
+    boards: [], // every reference board and the games it hosts, from /boards
+    turn: null, // the seat to move, as the events show it
+    need: null, // {seat, text}: what the board waits for before play goes on
+    result: null, // how the game ended, in words, once it has
+    live: false, // past the events sent on connecting: the sounds are for what happens now
+    rulesFor: null, // the game whose rules are shown
   };
 
   // ---- talking to the board ------------------------------------------------------------------
@@ -61,6 +74,7 @@
     state.socket = socket;
     socket.addEventListener("open", () => {
       state.retry = 500;
+      state.live = false;
       setConnection("open", "connected");
     });
     socket.addEventListener("message", (message) => {
@@ -94,6 +108,7 @@
   function receive(event) {
     if (event.type === "sim-board") state.time = null; // a new game: a new clock from 0
     if (typeof event.t === "number") keepTime(event.t);
+    follow(event);
     switch (event.type) {
       case "sim-board":
         state.board = event;
@@ -114,6 +129,8 @@
         drawPlay();
         drawScores();
         drawChoice();
+        drawBanner();
+        showRules();
         break;
       case "sim-pieces": {
         state.pieces = event;
@@ -137,6 +154,7 @@
         break;
       case "sim-leds":
         state.pixels = event.pixels;
+        state.live = true; // the last of what a page is sent on connecting
         drawLeds();
         break;
       case "choice":
@@ -254,6 +272,7 @@
         state.cells.set(`${col},${row}`, place);
       }
     }
+    outlineArea(area, left, top);
     // Their rims and key notches are drawn over the cells, clear of the pieces in the middle.
     el("g", { class: "tiles", id: "tiles" }, svg);
     for (let col = 0; col < b.columns; col++) {
@@ -302,13 +321,42 @@
     // Boxes off the board, where pieces no sensor sees wait: a row of their own, under it all.
     const boxesGroup = el("g", { class: "boxes" }, svg);
     const boxY = top + height + MARGIN + bottom + statusHeight;
-    const boxWidth = 1.5 * CELL; // room for "box A: 18"
+    const boxWidth = 2.2 * CELL; // room for "box tokens-turned: 64"
     state.boxes.forEach((label, i) => {
       addPlace(boxesGroup, label, "box", left + i * (boxWidth + GAP) + 3, boxY + 3, boxWidth - 6, CELL - 6, 14);
     });
 
     el("g", { class: "ghost", id: "ghost" }, svg);
     drawTiles();
+  }
+
+  function outlineArea(area, left, top) {
+    // On a lattice larger than the game, the game's area framed, and its cells named as the
+    // game names them (what the banner says); the cells round it are off the game.
+    const b = state.board;
+    const cells = [...area].map(parseCell).filter(Boolean);
+    const partial = cells.length && cells.length < b.columns * b.rows - b.holes.length;
+    svg.classList.toggle("partial-area", Boolean(partial));
+    if (!partial) return;
+    const cols = cells.map((c) => c.col);
+    const rows = cells.map((c) => c.row);
+    const [c0, c1, r0, r1] = [Math.min(...cols), Math.max(...cols), Math.min(...rows), Math.max(...rows)];
+    el("rect", {
+      class: "game-area",
+      x: left + c0 * CELL - 6,
+      y: top + (b.rows - 1 - r1) * CELL - 6,
+      width: (c1 - c0 + 1) * CELL + 12,
+      height: (r1 - r0 + 1) * CELL + 12,
+      rx: 14,
+    }, svg);
+    for (const label of area) {
+      const place = state.places.get(label);
+      if (!place || !place.caption) continue;
+      place.caption.textContent = squareName(label);
+      place.caption.classList.add("game-square");
+      const title = el("title", {}, place.group);
+      title.textContent = `board cell ${label}`;
+    }
   }
 
   function drawTray(box, x, y, vertical) {
@@ -802,7 +850,7 @@
   }
 
   svg.addEventListener("pointerdown", (event) => {
-    if (state.drag) return;
+    if (state.drag || spectator) return;
     const point = toBoard(event);
     const tile = tileAt(point);
     if (event.button === 2) {
@@ -1136,20 +1184,19 @@
 
   function buildPanel() {
     const b = state.board;
-    const select = $("game-select");
-    select.replaceChildren();
-    for (const game of b.games) {
-      const option = document.createElement("option");
-      option.value = game.name;
-      option.textContent = game.title || game.name;
-      option.selected = game.name === b.game;
-      select.appendChild(option);
-    }
-    buildOptions();
+    fillBoards();
+    $("game-select").value = "";
+    $("game-select").replaceChildren();
+    fillGames();
 
     const buttons = $("buttons");
     buttons.replaceChildren();
-    for (const button of b.buttons) {
+    // The seats the game has: no seat 3 and 4 buttons in a game of two.
+    const seated = (button) => {
+      const seat = /^seat-(\d+)$/.exec(button.name);
+      return !seat || Number(seat[1]) <= Math.max(1, b.players.length);
+    };
+    for (const button of b.buttons.filter(seated)) {
       const node = document.createElement("button");
       node.type = "button";
       node.className = "board-button";
@@ -1175,12 +1222,12 @@
 
   function buildOptions() {
     const b = state.board;
-    const game = b.games.find((g) => g.name === $("game-select").value);
+    const game = pickedGames().find((g) => g.name === $("game-select").value);
     const box = $("options");
     box.replaceChildren();
     if (!game) return;
     for (const option of game.options) {
-      const current = game.name === b.game && option.name in b.options ? b.options[option.name] : option.default;
+      const current = game.name === b.game && $("board-select").value === b.board && option.name in b.options ? b.options[option.name] : option.default;
       const label = document.createElement("label");
       label.className = "field";
       label.title = option.help;
@@ -1232,7 +1279,9 @@
   $("game-select").addEventListener("change", buildOptions);
   $("game-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    send({ do: "new-game", game: $("game-select").value, options: chosenOptions() });
+    const command = { do: "new-game", game: $("game-select").value, options: chosenOptions() };
+    if ($("board-select").value && $("board-select").value !== state.board.board) command.board = $("board-select").value;
+    send(command);
   });
 
   for (const button of document.querySelectorAll("[data-fault]")) {
@@ -1242,6 +1291,381 @@
       send({ do: "fault", args });
     });
   }
+
+  // ---- the banner: whose turn, what the board waits for, the result --------------------------
+
+  function gameOrigin() {
+    // The lower-left cell of the game's area: the game names its squares from there.
+    const area = (state.board && state.board.area) || [];
+    let col = Infinity;
+    let row = Infinity;
+    for (const label of area) {
+      const cell = parseCell(label);
+      if (!cell) continue;
+      col = Math.min(col, cell.col);
+      row = Math.min(row, cell.row);
+    }
+    return Number.isFinite(col) ? { col, row } : { col: 0, row: 0 };
+  }
+
+  function parseCell(label) {
+    const match = /^([a-z])(\d+)$/.exec(label);
+    return match ? { col: match[1].charCodeAt(0) - 97, row: Number(match[2]) - 1 } : null;
+  }
+
+  function squareName(label) {
+    // A board place in a person's words: a cell of the game's area by the game's own name for
+    // it (tic-tac-toe's b2 lies under r1's f6), a tray slot, a box, or a cell outside the game.
+    if (label.startsWith(BOX)) return `box ${label.slice(BOX.length)}`;
+    const cell = parseCell(label);
+    if (!cell) return `tray slot ${label}`;
+    if (!state.board || !state.board.area.includes(label)) return `cell ${label} (off the game)`;
+    const origin = gameOrigin();
+    return cellLabel(cell.col - origin.col, cell.row - origin.row);
+  }
+
+  const squares = (places) => places.map(squareName).join(", ");
+
+  function fixes(e) {
+    const fix = [];
+    const pieces = (places) => (places.length > 1 ? "the pieces" : "the piece");
+    if (e.remove.length) fix.push(`take ${pieces(e.remove)} off ${squares(e.remove)}`);
+    if (e.put_back.length) fix.push(`put ${pieces(e.put_back)} back on ${squares(e.put_back)}`);
+    return fix.join("; ");
+  }
+
+  function seatButton(seat) {
+    const button = state.board && state.board.buttons.find((b) => b.name === `seat-${seat + 1}`);
+    return button ? `the ${button.name} button` : "your button";
+  }
+
+  function follow(e) {
+    // What the banner says, from the events as they come.
+    const players = state.players.length || 1;
+    const has = typeof e.player === "number";
+    switch (e.type) {
+      case "sim-pieces":
+        if (!state.need || !state.need.held || (e.hand || []).length) return;
+        state.need = null;
+        break;
+      case "sim-board":
+        state.turn = 0;
+        state.need = null;
+        state.result = null;
+        break;
+      case "game-started":
+        state.turn = (e.actions || []).length ? state.turn : 0;
+        state.need = null;
+        state.result = null;
+        break;
+      case "move":
+        state.turn = (e.player + 1) % players;
+        state.need = null;
+        beep("move");
+        break;
+      case "partial":
+        state.turn = e.player;
+        state.need = { seat: e.player, text: `go on, or press ${seatButton(e.player)} to end the turn` };
+        if (state.tiles.length) state.need.text = "now shift or turn a tile";
+        break;
+      case "in-hand": {
+        state.turn = e.player;
+        const where = e.targets.length > 4
+          ? "a lit square"
+          : e.targets.length ? squares(e.targets) : null;
+        state.need = {
+          seat: e.player,
+          text: where ? `put the piece down on ${where}` : "nowhere legal to go: put the piece back",
+          held: true, // until a move, or the hand puts it back where it was
+        };
+        break;
+      }
+      case "illegal":
+        state.need = { seat: e.player, text: `${fixes(e) || "undo the last change"} (${e.detail})`, bad: true };
+        beep("mistake");
+        break;
+      case "mismatch":
+        state.need = { seat: null, text: `the pieces differ from the saved game: ${fixes(e)}`, bad: true };
+        break;
+      case "restored":
+      case "fulfilled":
+      case "takeback":
+        state.need = null;
+        if (e.type === "takeback") state.turn = e.player;
+        break;
+      case "obligation":
+        state.need = { seat: e.player, text: e.detail };
+        break;
+      case "choice":
+        state.turn = e.player;
+        state.need = { seat: e.player, text: `choose: ${e.options.map(optionText).join(", ")}` };
+        break;
+      case "clear":
+        state.need = {
+          seat: null,
+          text: e.remove.length || e.put_back.length
+            ? `clear the board for the next game: ${fixes(e)}`
+            : "the board is ready: the next game starts",
+        };
+        break;
+      case "clock":
+        if (e.seat !== null) state.turn = e.seat;
+        if (e.stage === "flag") state.need = { seat: e.seat, text: "time ran out", bad: true };
+        break;
+      case "game-over": {
+        const scores = (e.scores || []).length
+          ? ` (${e.scores.map((score, seat) => `${nameOf(seat)} ${score}`).join(", ")})`
+          : "";
+        state.result = e.winners.length
+          ? `${e.names.join(" and ")} ${e.names.length > 1 ? "win" : "wins"}: ${e.reason}${scores}`
+          : `a draw: ${e.reason}${scores}`;
+        state.winners = e.winners;
+        state.need = null;
+        beep("win");
+        break;
+      }
+      default:
+        if (!has) return;
+    }
+    drawBanner();
+  }
+
+  function drawBanner() {
+    const banner = $("banner");
+    const swatch = $("banner-swatch");
+    const colours = (state.board && state.board.seat_colours) || [];
+    let seat = state.turn;
+    let text;
+    if (state.result) {
+      const winners = state.winners || [];
+      seat = winners.length === 1 ? winners[0] : null;
+      text = state.result.charAt(0).toUpperCase() + state.result.slice(1);
+      if (state.need) text += ` \u00b7 ${state.need.text}`;
+      banner.dataset.state = "over";
+    } else if (state.need) {
+      seat = state.need.seat;
+      const who = seat === null || seat === undefined ? "" : `${nameOf(seat)}: `;
+      text = who + state.need.text;
+      banner.dataset.state = state.need.bad ? "wrong" : "waiting";
+    } else if (state.turn !== null && state.board) {
+      text = `${nameOf(state.turn)} to move`;
+      banner.dataset.state = "turn";
+    } else {
+      text = "waiting for the board";
+      banner.dataset.state = "waiting";
+    }
+    const coloured = typeof seat === "number" && colours[seat];
+    swatch.hidden = !coloured;
+    if (coloured) swatch.style.backgroundColor = colours[seat];
+    banner.dataset.seat = typeof seat === "number" ? String(seat) : "";
+    $("banner-text").textContent = text;
+  }
+
+  // ---- sounds ------------------------------------------------------------------------------
+
+  let audio = null;
+
+  function beep(kind) {
+    // A few short tones, only for what happens now and only when asked for.
+    if (!state.live || !$("sound").checked) return;
+    const tunes = { move: [[660, 0.08]], mistake: [[220, 0.25]], win: [[523, 0.12], [659, 0.12], [784, 0.25]] };
+    try {
+      audio = audio || new AudioContext();
+      let at = audio.currentTime;
+      for (const [frequency, length] of tunes[kind]) {
+        const tone = audio.createOscillator();
+        const gain = audio.createGain();
+        tone.frequency.value = frequency;
+        gain.gain.setValueAtTime(0.15, at);
+        gain.gain.exponentialRampToValueAtTime(0.001, at + length);
+        tone.connect(gain).connect(audio.destination);
+        tone.start(at);
+        tone.stop(at + length);
+        at += length;
+      }
+    } catch (error) {
+      $("sound").checked = false; // no sound on this browser
+    }
+  }
+
+  const remembered = (value) => {
+    // Whether this browser asked for sounds last time (storage may be refused: then not).
+    try {
+      if (value !== undefined) localStorage.setItem("magboard-sound", value ? "on" : "off");
+      return localStorage.getItem("magboard-sound") === "on";
+    } catch (error) {
+      return false;
+    }
+  };
+  $("sound").checked = remembered();
+  $("sound").addEventListener("change", () => {
+    remembered($("sound").checked);
+    if ($("sound").checked) {
+      state.live = true;
+      beep("move");
+    }
+  });
+
+  // ---- the rules and the lights --------------------------------------------------------------
+
+  function inline(parent, text) {
+    // **bold**, *emphasis* and `code` in a line of Markdown, as text nodes: nothing it says
+    // becomes markup.
+    const parts = text.split(/(\*\*[^*]+\*\*|`[^`]+`|\*[^*]+\*)/);
+    for (const part of parts) {
+      if (!part) continue;
+      let node;
+      if (part.startsWith("**") && part.length > 4) {
+        node = document.createElement("strong");
+        node.textContent = part.slice(2, -2);
+      } else if (part.startsWith("`")) {
+        node = document.createElement("code");
+        node.textContent = part.slice(1, -1);
+      } else if (part.startsWith("*") && part.length > 2) {
+        node = document.createElement("em");
+        node.textContent = part.slice(1, -1);
+      } else {
+        node = document.createTextNode(part.replace(/\[([^\]]+)\]\([^)]*\)/g, "$1"));
+      }
+      parent.appendChild(node);
+    }
+  }
+
+  function markdown(text) {
+    // Headings, lists, tables and paragraphs: enough for the rules and the legend.
+    const out = document.createDocumentFragment();
+    let list = null;
+    let paragraph = null;
+    let table = null;
+    for (const raw of text.split("\n")) {
+      const line = raw.trimEnd();
+      const heading = /^(#{1,6})\s+(.*)$/.exec(line);
+      const item = /^\s*(?:[-*+]|\d+\.)\s+(.*)$/.exec(line);
+      if (/^\s*\|?\s*:?-{3,}/.test(line)) continue; // a table's rule under its head
+      if (!line.trim().startsWith("|")) table = null;
+      if (!line.trim()) {
+        list = paragraph = null;
+      } else if (heading) {
+        list = paragraph = null;
+        const node = document.createElement(`h${Math.min(6, heading[1].length + 2)}`);
+        inline(node, heading[2]);
+        out.appendChild(node);
+      } else if (item) {
+        paragraph = null;
+        if (!list) {
+          list = document.createElement("ul");
+          out.appendChild(list);
+        }
+        const node = document.createElement("li");
+        inline(node, item[1]);
+        list.appendChild(node);
+      } else if (line.trim().startsWith("|")) {
+        list = paragraph = null;
+        const cells = line.trim().replace(/^\||\|$/g, "").split("|").map((cell) => cell.trim());
+        if (!table) {
+          table = document.createElement("table");
+          out.appendChild(table);
+        }
+        const row = document.createElement("tr");
+        for (const cell of cells) {
+          const node = document.createElement(table.rows.length ? "td" : "th");
+          inline(node, cell);
+          row.appendChild(node);
+        }
+        table.appendChild(row);
+        continue;
+      } else if (paragraph) {
+        paragraph.append(" ");
+        inline(paragraph, line.trim());
+      } else if (list && /^\s+/.test(raw)) {
+        list.lastChild.append(" ");
+        inline(list.lastChild, line.trim());
+      } else {
+        list = null;
+        paragraph = document.createElement("p");
+        inline(paragraph, line.trim());
+        out.appendChild(paragraph);
+      }
+    }
+    return out;
+  }
+
+  async function showText(id, url, missing) {
+    const box = $(id);
+    try {
+      const answer = await fetch(url);
+      if (!answer.ok) throw new Error(String(answer.status));
+      box.replaceChildren(markdown(await answer.text()));
+      box.dataset.loaded = "yes";
+    } catch (error) {
+      box.textContent = missing;
+      box.dataset.loaded = "no";
+    }
+  }
+
+  function showRules() {
+    const game = state.board.game;
+    if (state.rulesFor === game) return;
+    state.rulesFor = game;
+    showText("rules", `/rules/${encodeURIComponent(game)}`, `No rules of ${game} to show yet.`);
+    if (!$("lights").dataset.loaded) showText("lights", "/rules/lights", "");
+  }
+
+  // ---- the board picker ----------------------------------------------------------------------
+
+  async function loadBoards() {
+    try {
+      const answer = await fetch("/boards");
+      state.boards = await answer.json();
+    } catch (error) {
+      state.boards = [];
+    }
+    fillBoards();
+  }
+
+  function fillBoards() {
+    const b = state.board;
+    if (!b) return;
+    const select = $("board-select");
+    const boards = state.boards.some((board) => board.name === b.board)
+      ? state.boards
+      : [{ name: b.board, title: b.title, games: b.games }, ...state.boards];
+    select.replaceChildren(...boards.map((board) => {
+      const option = document.createElement("option");
+      option.value = board.name;
+      option.textContent = board.name;
+      option.title = board.title;
+      option.selected = board.name === b.board;
+      return option;
+    }));
+  }
+
+  function pickedGames() {
+    // The games of the board picked: this board's as sim-board has them, another's from /boards.
+    const b = state.board;
+    const name = $("board-select").value || b.board;
+    if (name === b.board) return b.games;
+    const board = state.boards.find((one) => one.name === name);
+    return board ? board.games : [];
+  }
+
+  function fillGames() {
+    const b = state.board;
+    const select = $("game-select");
+    const wanted = select.value || b.game;
+    const games = pickedGames();
+    const chosen = games.some((game) => game.name === wanted) ? wanted : games.length ? games[0].name : "";
+    select.replaceChildren(...games.map((game) => {
+      const option = document.createElement("option");
+      option.value = game.name;
+      option.textContent = game.title || game.name;
+      option.selected = game.name === chosen;
+      return option;
+    }));
+    buildOptions();
+  }
+
+  $("board-select").addEventListener("change", fillGames);
 
   // ---- the event log -------------------------------------------------------------------------
 
@@ -1335,5 +1759,6 @@
 
   $("clear-log").addEventListener("click", () => $("log").replaceChildren());
 
+  loadBoards();
   connect();
 })();

@@ -11,8 +11,13 @@ ever touches it. Pages and server speak the event schema of docs/protocol.md ove
   whenever it changes; a page that connects is also sent the recent events, and the latest of
   those that say where the clocks and the match stand however old;
 - page -> server: the hand commands of sim/commands.py as JSON objects, and
-  `{"do": "new-game", "game": NAME, "options": {...}}`. Anything malformed is answered with a
-  `note` saying why, and changes nothing.
+  `{"do": "new-game", "game": NAME, "options": {...}}` (with `"board": NAME`, on another of
+  the reference boards). Anything malformed is answered with a `note` saying why, and changes
+  nothing.
+
+Besides the page (at `/`, and at `/spectator` for a screen beside an exhibit) it serves
+`/boards` (every reference board and the games it hosts, as JSON) and the rules of each game
+and the legend of the lights, as Markdown (`/rules/NAME`, `/rules/lights`).
 
 Who may connect: see guard.py.
 """
@@ -36,7 +41,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -52,12 +57,20 @@ from magboard.firmware.events import (
 )
 from magboard.firmware.games import Game, GameError, get_game
 from magboard.firmware.profiles import ProfileError
-from magboard.hardware.spec import BoardSpec, load_board
+from magboard.hardware.spec import BoardSpec, board_names, load_board
 
 from ..commands import CommandRefused, Hands
 from ..session import SimSession
 from .guard import Guard, is_loopback
-from .snapshot import PieceDrawing, board_info, hosted_games, leds, pieces, standings
+from .snapshot import (
+    PieceDrawing,
+    board_info,
+    game_summary,
+    hosted_games,
+    leds,
+    pieces,
+    standings,
+)
 
 log = logging.getLogger("magboard.sim.web")
 
@@ -294,31 +307,44 @@ class BoardHost:
         self.hands.run(command)
 
     def _new_game(self, command: Mapping[str, Any]) -> None:
-        unknown = set(command) - {"do", "game", "options"}
+        unknown = set(command) - {"do", "game", "options", "board"}
         if unknown:
             raise CommandRefused(f"new-game: unknown field {sorted(unknown)[0]!r}")
         name = command.get("game", self.session.game.name)
         given = command.get("options", {})
+        board = command.get("board", self.spec.name)
         if not isinstance(name, str):
             raise CommandRefused("new-game: game is a name")
         if not isinstance(given, dict):
             raise CommandRefused("new-game: options is an object of NAME: VALUE")
+        if not isinstance(board, str) or board not in board_names():
+            raise CommandRefused(
+                f"new-game: board is one of {', '.join(board_names())}, not {board!r}"
+            )
+        spec = self.spec if board == self.spec.name else load_board(board)
+        games = self.games if spec is self.spec else hosted_games(spec)
         try:
             game = get_game(name)
-            if game.name not in {g.name for g in self.games}:
-                hosted = ", ".join(g.name for g in self.games)
+            if game.name not in {g.name for g in games}:
+                hosted = ", ".join(g.name for g in games)
                 raise CommandRefused(
-                    f"new-game: {game.name} cannot be played on board {self.spec.name} "
+                    f"new-game: {game.name} cannot be played on board {spec.name} "
                     f"(it hosts {hosted})"
                 )
             options = _options(game, given)
         except GameError as error:
             raise CommandRefused(f"new-game: {error}") from None
         self.flush()
+        kept = self.spec, self.games
+        self.spec, self.games = spec, games
         try:
             self._build(game.name, options)
         except ProfileError as error:  # options that widen the area over a hole, say
+            self.spec, self.games = kept
             raise CommandRefused(f"new-game: {error}") from None
+        except BaseException:
+            self.spec, self.games = kept  # the old session plays on, on its own board
+            raise
         self.broadcast([board_info(self.session, self.games)])
 
     # Running.
@@ -356,6 +382,31 @@ def _options(game: Game, given: Mapping[str, Any]) -> dict[str, Any]:
 # The web application.
 
 
+def reference_boards() -> list[dict[str, Any]]:
+    """Every reference board (hardware/boards/) and the games it hosts, for the board picker."""
+    found = []
+    for name in board_names():
+        spec = load_board(name)
+        games = [game_summary(g) for g in hosted_games(spec)]
+        found.append({"name": spec.name, "title": spec.title, "games": games})
+    return found
+
+
+def rules_text(name: str) -> str | None:
+    """The rules of a game, or the legend of the lights (`lights`), as Markdown; None where
+    there are none to show."""
+    try:
+        from magboard.host import rules
+    except ImportError:
+        return None
+    try:
+        if name == "lights":
+            return rules.lights_markdown()
+        return rules.rules_markdown(get_game(name).name)
+    except (GameError, ImportError, LookupError, OSError, ValueError):
+        return None
+
+
 def _page_files() -> dict[str, Path]:
     return {p.name: p for p in HERE.iterdir() if p.suffix in MEDIA_TYPES and p.is_file()}
 
@@ -374,6 +425,19 @@ def create_app(host: BoardHost, *, allow_remote: bool = False, tick: float = TIC
 
     async def index(request: Request) -> Response:
         return page_file("index.html")
+
+    boards: list[dict[str, Any]] = []
+
+    async def board_list(request: Request) -> Response:
+        if not boards:
+            boards.extend(reference_boards())
+        return JSONResponse(boards, headers=SECURITY_HEADERS)
+
+    async def rules(request: Request) -> Response:
+        text = rules_text(request.path_params["name"])
+        if text is None:
+            return PlainTextResponse("404 Not Found\n", status_code=404, headers=SECURITY_HEADERS)
+        return Response(text, media_type="text/markdown; charset=utf-8", headers=SECURITY_HEADERS)
 
     async def static(request: Request) -> Response:
         return page_file(request.path_params["name"])
@@ -412,6 +476,9 @@ def create_app(host: BoardHost, *, allow_remote: bool = False, tick: float = TIC
     app = Starlette(
         routes=[
             Route("/", index),
+            Route("/spectator", index),
+            Route("/boards", board_list),
+            Route("/rules/{name}", rules),
             WebSocketRoute("/ws", board_socket),
             Route("/{name}", static),
         ],

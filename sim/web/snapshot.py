@@ -42,6 +42,16 @@ def _option(option: Any) -> dict[str, Any]:
     }
 
 
+def game_summary(game: Game) -> dict[str, Any]:
+    """A game as a page offers it: its name, title, seats and options."""
+    return {
+        "name": game.name,
+        "title": game.title,
+        "seats": list(game.seats),
+        "options": [_option(o) for o in game.options],
+    }
+
+
 def board_info(session: SimSession, games: list[Game]) -> SimBoardInfo:
     spec = session.spec
     width, height = session.profile.extent or session.profile.game.board
@@ -73,15 +83,7 @@ def board_info(session: SimSession, games: list[Game]) -> SimBoardInfo:
         leds={_label(place): led for place, led in spec.led_index.items()},
         led_count=spec.leds.count,
         expanders=tuple(f"U{e.index + 1}" for e in spec.expanders),
-        games=tuple(
-            {
-                "name": game.name,
-                "title": game.title,
-                "seats": list(game.seats),
-                "options": [_option(o) for o in game.options],
-            }
-            for game in games
-        ),
+        games=tuple(game_summary(game) for game in games),
         game=session.game.name,
         options=dict(session.options),
         players=tuple(session.game.seats[: session.initial.players]),

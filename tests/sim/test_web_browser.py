@@ -3,10 +3,15 @@ tic-tac-toe with the mouse on a simulated board, makes a mistake and puts it rig
 that every cell shows the colour of the LED beneath it, byte for byte what the chain was sent;
 plays a bout of Lance Assembly, tiles from their boxes, a group slid, the clocks and the score
 shown; and plays the games on 2x2 grid tiles, shifting and turning tiles with the pieces on
-them by mouse, button and key, and carrying a captured meeple to its pile."""
+them by mouse, button and key, and carrying a captured meeple to its pile. The banner says whose
+turn it is, what to put right (in the game's own square names) and the result; the board picker
+reaches every game on r1, each with its rules and the legend of the lights (a screenshot of each
+goes to docs/screenshots/); every control is on the screen of a phone and of a wall screen; and
+the spectator view shows the board with nothing to press."""
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from collections.abc import Iterator
@@ -294,6 +299,8 @@ def test_lance_assembly_by_mouse_a_bout_to_a_lance(board_page):
     assert "A played a1" in wait_for_log(page, "move", 1)
     page.wait_for_selector("#clocks .clock[data-seat='1'][data-stage='turn']")
     place("B", "d5")
+    wait_for_log(page, "partial", 1)
+    assert banner(page) == "B: go on, or press the seat-2 button to end the turn"
     assert "B played a2 end" in end_turn("seat-2", 1, 2)
     place("A", "e4")
     end_turn("seat-1", 2, 3)
@@ -319,6 +326,7 @@ def test_lance_assembly_by_mouse_a_bout_to_a_lance(board_page):
     end_turn("seat-1", 9, 9)
     bout = wait_for_log(page, "obligation")
     assert "bout 1: A made a lance of five (A 1, B 0)" in bout
+    assert "bout 1: A made a lance of five" in wait_for_banner(page, "clear the board")
     page.wait_for_function(
         "document.getElementById('match').textContent.startsWith("
         "'bout 1: A made a lance of five (A 1, B 0)')"
@@ -584,3 +592,168 @@ def test_magnetmen_a_choice_made_on_the_page(board_page):
     else:
         page.wait_for_selector(vet, state="detached")
     shot(page, "sim-web-magnetmen-choice.png")
+
+
+# The banner, the rules, the board picker, the layouts and the spectator view.
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+def banner(page) -> str:
+    return page.locator("#banner-text").inner_text()
+
+
+def wait_for_banner(page, text: str) -> str:
+    page.wait_for_function(
+        "(text) => document.getElementById('banner-text').textContent.includes(text)", arg=text
+    )
+    return banner(page)
+
+
+def save_small(png: bytes, path: Path) -> None:
+    """A screenshot for the README, in a palette of 128 colours where Pillow is at hand."""
+    try:
+        from PIL import Image
+    except ImportError:
+        path.write_bytes(png)
+        return
+    with Image.open(io.BytesIO(png)) as image:
+        image.convert("RGB").quantize(128).save(path, optimize=True)
+
+
+def test_the_banner_says_whose_turn_what_to_fix_and_the_result(page, server):
+    assert wait_for_banner(page, "X to move") == "X to move"
+    assert not page.locator("#sound").is_checked()  # sounds are off unless asked for
+    swatch = page.locator("#banner-swatch")
+    assert swatch.is_visible()
+    drag(page, "A1", "b2")
+    wait_for_banner(page, "O to move")
+    assert page.locator("#banner").get_attribute("data-seat") == "1"
+    hands(server, "lift B1")
+    wait_for_banner(page, "O: put the piece down on a lit square")
+    hands(server, "put B1")
+    wait_for_banner(page, "O to move")
+    for turn, square in enumerate(["a1", "a2", "c1", "c2"], start=2):
+        hands(server, f"play {square}")
+        wait_for_log(page, "move", turn)
+    text = wait_for_banner(page, "X wins: three in a row")
+    assert page.locator("#banner").get_attribute("data-state") == "over", text
+
+
+def test_a_mistake_is_named_in_the_games_squares_on_a_large_board(browser):
+    with ServerThread(BoardHost("r1", "tic-tac-toe", speed=SPEED)) as running:
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+        opened = context.new_page()
+        opened.set_default_timeout(TIMEOUT)
+        opened.goto(running.url)
+        opened.wait_for_selector("#board .game-area")
+        # The game's b2 lies under r1's f6: the cell is captioned, and named, as the game has it.
+        assert opened.text_content('[data-place="f6"] .place-label') == "b2"
+        hands(running, "move A1 a1")
+        text = wait_for_banner(opened, "take the piece off cell a1 (off the game)")
+        assert text.startswith("X: ") and "; put the piece back on tray slot A1" in text
+        assert opened.locator("#banner").get_attribute("data-state") == "wrong"
+        hands(running, "move a1 A1")
+        wait_for_banner(opened, "X to move")
+        context.close()
+
+
+def test_the_board_picker_reaches_every_game_on_r1_and_shows_its_rules(page, server):
+    boards = {
+        b["name"]: b for b in json.loads(page.evaluate("fetch('/boards').then(r => r.text())"))
+    }
+    rules_written = page.evaluate("fetch('/rules/lights').then(r => r.ok)")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.set_viewport_size({"width": 1100, "height": 760})
+    for game in [g["name"] for g in boards["r1"]["games"]]:
+        page.select_option("#board-select", "r1")
+        page.select_option("#game-select", game)
+        page.click("#new-game")
+        page.wait_for_function(
+            "(game) => document.getElementById('board-title').textContent.endsWith(game)",
+            arg=game,
+        )
+        page.wait_for_selector("#board .game-area")
+        wait_for_banner(page, "to move")
+        assert server.call(lambda: (server.host.spec.name, server.host.session.game.name)) == (
+            "r1",
+            game,
+        )
+        # Only the seats the game has.
+        seats = len(server.call(lambda: server.host.session.initial.game.seats))
+        players = page.evaluate(
+            "[...document.querySelectorAll('#buttons [data-button^=\"seat-\"]')].length"
+        )
+        assert players <= max(seats, 1)
+        page.wait_for_function(
+            "() => document.getElementById('rules').dataset.loaded !== undefined"
+        )
+        if rules_written:  # the rules of this very game, and the legend of the lights
+            page.wait_for_function("document.getElementById('rules').dataset.loaded === 'yes'")
+            page.wait_for_function("document.getElementById('lights').children.length > 0")
+            title = page.text_content("#rules h3")
+            titles = {g["name"]: g["title"] for g in boards["r1"]["games"]}
+            assert title and title.split()[0].lower() in titles[game].lower(), (game, title)
+            assert page.locator("#lights table td").count() > 4
+        save_small(page.screenshot(scale="css", type="png"), SCREENSHOTS / f"{game}.png")
+    page.select_option("#board-select", "mini")
+    assert page.locator("#game-select option").count() == len(boards["mini"]["games"])
+    if rules_written:  # the panel opens, and says what the lights mean
+        page.click("#rules-panel summary")
+        assert page.locator("#rules h3").first.is_visible()
+        assert page.locator("#lights h3").first.inner_text().startswith("What the lights")
+
+
+CONTROLS = ["#banner", "#board", "#hand", "#buttons button", "#connection"]
+WALL_CONTROLS = [*CONTROLS, "#board-select", "#game-select", "#new-game"]
+
+
+@pytest.mark.parametrize("size, controls", [((390, 844), CONTROLS), ((1920, 1080), WALL_CONTROLS)])
+def test_every_control_is_on_the_screen_without_scrolling(browser, size, controls):
+    width, height = size
+    with ServerThread(BoardHost("r1", "lance-assembly", speed=SPEED)) as running:
+        context = browser.new_context(viewport={"width": width, "height": height}, bypass_csp=True)
+        opened = context.new_page()
+        opened.set_default_timeout(TIMEOUT)
+        opened.goto(running.url)
+        opened.wait_for_selector("#board .game-area")
+        opened.wait_for_function("document.getElementById('connection').dataset.state === 'open'")
+        shot(opened, f"r1-{width}x{height}.png")
+        assert opened.evaluate("window.scrollY") == 0
+        for selector in controls:
+            for node in opened.locator(selector).all():
+                box = node.bounding_box()
+                assert box, f"{selector} is not shown at {width}x{height}"
+                inside = (
+                    box["x"] >= 0
+                    and box["y"] >= 0
+                    and box["x"] + box["width"] <= width + 0.5
+                    and box["y"] + box["height"] <= height + 0.5
+                )
+                assert inside, f"{selector} is off the screen at {width}x{height}: {box}"
+        # The panels beside or under the board are reached without the board leaving the screen.
+        for selector in ("#new-game", "#clear-log", "[data-fault='i2c-burst']"):
+            opened.locator(selector).scroll_into_view_if_needed()
+            box = opened.locator(selector).bounding_box()
+            assert box and box["y"] + box["height"] <= height + 0.5, selector
+            board = opened.locator("#board").bounding_box()
+            assert board and board["y"] >= 0 and board["y"] + board["height"] <= height + 0.5
+        context.close()
+
+
+def test_the_spectator_view_shows_the_board_and_nothing_to_press(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, bypass_csp=True)
+    opened = context.new_page()
+    opened.set_default_timeout(TIMEOUT)
+    opened.goto(server.url + "spectator")
+    opened.wait_for_selector('[data-place="b2"]')
+    wait_for_banner(opened, "X to move")
+    assert opened.locator("#board").is_visible()
+    for hidden in ("#game-form", "#buttons", "#hand", "#log"):
+        assert not opened.locator(hidden).is_visible(), hidden
+    opened.mouse.click(*centre(opened, "A1"))  # no hands here
+    assert server.call(lambda: list(server.host.session.world.hand)) == []
+    opened.goto(server.url + "?view=spectator")
+    opened.wait_for_selector('[data-place="b2"]')
+    assert not opened.locator("#game-form").is_visible()
+    context.close()

@@ -3,6 +3,7 @@ events (every one of the schema), commands and what it refuses, and who may conn
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import socket
 import warnings
@@ -16,6 +17,7 @@ from websockets.sync.client import ClientConnection, connect
 from magboard.firmware import events as ev
 from magboard.firmware.games import all_games
 from magboard.firmware.lights.palette import DEFAULT as PALETTE
+from magboard.hardware.spec import load_board
 from magboard.host.cli import main
 from magboard.sim.scenario import shows
 from magboard.sim.web.guard import host_name, is_loopback, refusal
@@ -464,6 +466,59 @@ def test_a_new_game_is_laid_out_and_started(server, page):
     assert server.call(lambda: server.host.session.state.turn) == 0
 
 
+def test_a_new_game_on_another_board(server, page):
+    page.greeting()
+    page.send({"do": "new-game", "board": "r1", "game": "tic-tac-toe"})
+    board = page.until_type("sim-board")
+    assert (board["board"], board["columns"], board["game"]) == ("r1", 12, "tic-tac-toe")
+    assert "lance-assembly" in {g["name"] for g in board["games"]}
+    assert board["area"][0] == "e5"  # the game's 3x3 in the middle of the lattice
+    page.until_type("game-started", board="r1")
+    page.send({"do": "new-game", "board": "mini", "game": "tic-tac-toe"})
+    assert page.until_type("sim-board")["board"] == "mini"
+    page.send({"do": "new-game", "board": "r9"})
+    assert "board is one of mini, r1" in page.until_type("note")["text"]
+    page.send({"do": "new-game", "board": "mini", "game": "lance-assembly"})
+    assert "cannot be played on board mini" in page.until_type("note")["text"]
+    assert server.call(lambda: server.host.spec.name) == "mini"
+
+
+def test_the_reference_boards_and_their_games_are_listed():
+    app = create_app(BoardHost("mini"))
+    with local_client(app) as client:
+        answer = client.get("/boards")
+    assert (
+        answer.status_code == 200
+        and "default-src 'self'" in answer.headers["content-security-policy"]
+    )
+    boards = {board["name"]: board for board in answer.json()}
+    assert set(boards) == {"mini", "r1"}
+    for name, board in boards.items():
+        games = [g["name"] for g in board["games"]]
+        assert games == [g.name for g in hosted_games(load_board(name))]
+        assert all("options" in g and "seats" in g for g in board["games"])
+
+
+def test_the_spectator_view_is_the_same_page():
+    app = create_app(BoardHost("mini"))
+    with local_client(app) as client:
+        assert client.get("/spectator").text == client.get("/").text
+
+
+def test_rules_and_the_legend_of_the_lights_are_served_where_written():
+    app = create_app(BoardHost("mini"))
+    with local_client(app) as client:
+        assert client.get("/rules/chess").status_code == 404
+        rules = client.get("/rules/tic-tac-toe")
+        lights = client.get("/rules/lights")
+    if importlib.util.find_spec("magboard.host.rules") is None:
+        assert rules.status_code == lights.status_code == 404
+        return
+    assert rules.status_code == lights.status_code == 200
+    assert rules.headers["content-type"].startswith("text/markdown")
+    assert rules.text.strip() and lights.text.strip()
+
+
 # What is refused.
 
 MALFORMED = [
@@ -486,6 +541,7 @@ MALFORMED = [
     ('{"do": "new-game", "game": 7}', "game is a name"),
     ('{"do": "new-game", "options": ["x"]}', "options is an object"),
     ('{"do": "new-game", "options": {"colour": "red"}}', "no option 'colour'"),
+    ('{"do": "new-game", "board": "../r1"}', "board is one of"),
     ('{"do": "lift", "args": ["' + "A" * MAX_MESSAGE + '"]}', f"at most {MAX_MESSAGE} bytes"),
     (b"\x00\x01binary", "not binary"),
 ]
