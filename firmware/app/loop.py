@@ -18,6 +18,7 @@ from magboard.firmware.referee import Referee
 from magboard.firmware.sensing import Debouncer, Scanner
 from magboard.hardware.interface import RGB, Board
 
+from .menu import MENU, Menu
 from .notify import Notifier
 from .selftest import run_selftest
 from .selftest_command import instructions
@@ -77,6 +78,8 @@ class BoardLoop:
         self.watchdog: Notifier | None = None
         """systemd's watchdog, pinged at the end of each step: only a loop that still scans
         and judges keeps the service alive."""
+        self.menu = Menu(board.spec)
+        """The LED menu the `menu` button opens: another game chosen with the buttons alone."""
         referee.emit = self.emit
 
     def emit(self, event: Event) -> None:
@@ -183,6 +186,12 @@ class BoardLoop:
         self.emit(ButtonPressed(at, name, pressed))
         if self.idle is not None:
             self.idle.touched(now)
+        if self.menu.open:
+            self.menu.button(self, name, pressed, at, now)
+            return
+        if pressed and name == MENU and self.menu.entries and not self.referee.choice_pending():
+            self.menu.start(self, now)
+            return
         if pressed:
             self.referee.press(name, now, self.scanner.debouncer.debounced)
             if name == "new":
@@ -236,9 +245,11 @@ class BoardLoop:
         behind = self.journal is not None and self.journal.behind
         view = self.referee.view(fault=now < self._fault_until or behind)
         attract = self.idle.attract_since(now) if self.idle is not None else None
-        if attract is not None:
+        if self.menu.open:
+            view = replace(self.menu.view(view.players), fault=view.fault)
+        elif attract is not None:
             view = replace(view, attract=self._attract_places, attract_since=attract)
-        if self.game_clock is not None:
+        if self.game_clock is not None and not self.menu.open:
             stage = self._clock_stage
             view = replace(view, clock=stage.value if stage else None, flagged=self._flagged)
         pixels = self.writer.update(view, now)

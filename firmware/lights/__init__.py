@@ -1,13 +1,14 @@
 """Lights: what the referee wants shown (a `View`) turned into LED frames in one visual language.
 
-`render` draws a view at a moment; `cap_current` keeps a frame within the board's power budget;
-`LedWriter` writes frames to the board only when they change and no faster than a frame rate,
-and says when an animation next needs a frame. Hardware is seen only through the BoardSpec and
-anything with `show(pixels)`.
+Every meaning has a colour and a rhythm of its own (`Meaning`, `Palette.pattern`), so a player
+who cannot tell the colours apart reads the rhythm. `render` draws a view at a moment;
+`cap_current` keeps a frame within the board's power budget; `LedWriter` writes frames to the
+board only when they change and no faster than a frame rate, and says when an animation next
+needs a frame. Hardware is seen only through the BoardSpec and anything with `show(pixels)`.
 """
 
 from .animation import animating, next_change
-from .palette import DEFAULT, PRECEDENCE, Palette
+from .palette import DEFAULT, PRECEDENCE, Meaning, Palette, Pattern
 from .power import cap_current, current_ma
 from .render import render
 from .view import View
@@ -20,7 +21,9 @@ __all__ = [
     "Display",
     "LedWriter",
     "LevelError",
+    "Meaning",
     "Palette",
+    "Pattern",
     "View",
     "animating",
     "cap_current",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from .palette import DEFAULT, Palette
+from .palette import DEFAULT, Meaning, Palette, Pattern
 from .view import View
 
 _EPSILON = 1e-9
@@ -31,12 +31,25 @@ def _fast_half(palette: Palette) -> float:
     return 0.5 / palette.fast_blink_hz
 
 
-def _slow_half(palette: Palette) -> float:
-    return 0.5 / palette.slow_blink_hz
-
-
 def _pulse_step(palette: Palette) -> float:
     return palette.draw_pulse_seconds / palette.draw_pulse_steps
+
+
+def level(view: View, now: float, pattern: Pattern) -> float:
+    """The level of `pattern` at `now`, counted from when the view began."""
+    if pattern.step is None:
+        return pattern.levels[0]
+    return pattern.level(steps(view, now, pattern.step))
+
+
+def pattern_change(view: View, now: float, pattern: Pattern) -> float | None:
+    """The first step boundary after `now` at which `pattern` shows another level; None for a
+    steady pattern. Exact, so a writer sleeps through steps that repeat the same level."""
+    if pattern.step is None:
+        return None
+    step = steps(view, now, pattern.step)
+    ahead = pattern.steps_to_change(step)
+    return None if ahead is None else view.since + (step + ahead) * pattern.step
 
 
 def error_blinking(view: View, now: float, palette: Palette) -> bool:
@@ -49,18 +62,44 @@ def fast_on(view: View, now: float, palette: Palette) -> bool:
     return steps(view, now, _fast_half(palette)) % 2 == 0
 
 
-def slow_on(view: View, now: float, palette: Palette) -> bool:
-    return steps(view, now, _slow_half(palette)) % 2 == 0
+CLOCK_MEANINGS = {
+    "reserve": Meaning.CLOCK_RESERVE,
+    "last-seconds": Meaning.CLOCK_LAST_SECONDS,
+}
 
 
-def clock_lit(view: View, now: float, palette: Palette) -> bool:
+def clock_meaning(view: View) -> Meaning:
     """The mover's seat LED: steady on the turn's own time, a slow blink on the reserve, a fast
     one in the last seconds."""
-    if view.clock == "reserve":
-        return slow_on(view, now, palette)
-    if view.clock == "last-seconds":
-        return fast_on(view, now, palette)
-    return True
+    return CLOCK_MEANINGS.get(view.clock or "", Meaning.CLOCK_TURN)
+
+
+def blinking(view: View) -> tuple[Meaning, ...]:
+    """The blinking meanings `view` shows beyond the error's own moment."""
+    found = []
+    if view.remove:
+        found.append(Meaning.REMOVE)
+    if view.put_back:
+        found.append(Meaning.PUT_BACK)
+    if view.obligation:
+        found.append(Meaning.OBLIGATION)
+    if view.to_move is not None and view.winner is None and not view.draw:
+        found.append(clock_meaning(view))
+    if view.flagged is not None and view.winner is None and not view.draw:
+        found.append(Meaning.FLAGGED)
+    return tuple(found)
+
+
+def flag_flashing(view: View, now: float, palette: Palette) -> bool:
+    """A fallen flag flashes only for a while, as a win runs: then its seat LED holds still."""
+    return view.flagged is not None and celebrating(view, now, palette)
+
+
+def _blinking_now(view: View, now: float, palette: Palette) -> tuple[Meaning, ...]:
+    found = list(blinking(view))
+    if Meaning.FLAGGED in found and not flag_flashing(view, now, palette):
+        found.remove(Meaning.FLAGGED)
+    return tuple(found)
 
 
 def celebrating(view: View, now: float, palette: Palette) -> bool:
@@ -109,10 +148,10 @@ def next_change(view: View, now: float, palette: Palette = DEFAULT) -> float | N
     if error_blinking(view, now, palette):
         times.append(_next_boundary(view, now, _fast_half(palette)))
         times.append(view.since + palette.error_seconds)
-    if view.clock == "last-seconds":
-        times.append(_next_boundary(view, now, _fast_half(palette)))
-    if view.remove or view.put_back or view.obligation or view.clock == "reserve":
-        times.append(_next_boundary(view, now, _slow_half(palette)))
+    for meaning in _blinking_now(view, now, palette):
+        change = pattern_change(view, now, palette.pattern(meaning))
+        if change is not None:
+            times.append(change)
     if (len(view.win) > 1 or view.draw) and celebrating(view, now, palette):
         step = palette.win_step_seconds if len(view.win) > 1 else _pulse_step(palette)
         times.append(min(_next_boundary(view, now, step), view.since + palette.celebration_seconds))

@@ -16,14 +16,15 @@ from magboard.hardware.spec import BoardSpec, Place
 
 from .animation import (
     attract_levels,
-    clock_lit,
+    clock_meaning,
     draw_level,
     error_blinking,
     fast_on,
-    slow_on,
+    flag_flashing,
+    level,
     win_head,
 )
-from .palette import DEFAULT, OFF, PRECEDENCE, Palette, dimmed
+from .palette import DEFAULT, OFF, PRECEDENCE, Meaning, Palette, dimmed
 from .view import View
 
 _SEAT_NAME = re.compile(r"seat-([1-9][0-9]*)")
@@ -79,25 +80,21 @@ def _error(view: View, now: float, palette: Palette) -> Iterable[tuple[Place, RG
 def _remove(view: View, now: float, palette: Palette) -> Iterable[tuple[Place, RGB]]:
     if not view.remove:
         return ()
-    colour = dimmed(palette.remove, palette.blink_level) if slow_on(view, now, palette) else OFF
+    colour = dimmed(palette.remove, level(view, now, palette.pattern(Meaning.REMOVE)))
     return ((place, colour) for place in view.remove)
 
 
 def _put_back(view: View, now: float, palette: Palette) -> Iterable[tuple[Place, RGB]]:
     if not view.put_back:
         return ()
-    if not slow_on(view, now, palette):
-        return ((place, OFF) for place, _ in view.put_back)
-    return (
-        (place, dimmed(palette.players[seat], palette.blink_level)) for place, seat in view.put_back
-    )
+    shown = level(view, now, palette.pattern(Meaning.PUT_BACK))
+    return ((place, dimmed(palette.players[seat], shown)) for place, seat in view.put_back)
 
 
 def _obligation(view: View, now: float, palette: Palette) -> Iterable[tuple[Place, RGB]]:
     if not view.obligation:
         return ()
-    on = slow_on(view, now, palette)
-    colour = dimmed(palette.obligation, palette.blink_level) if on else OFF
+    colour = dimmed(palette.obligation, level(view, now, palette.pattern(Meaning.OBLIGATION)))
     return ((place, colour) for place in view.obligation)
 
 
@@ -192,8 +189,12 @@ def _status(frame: list[RGB], view: View, now: float, palette: Palette, board: L
         elif view.draw:
             frame[led] = dimmed(palette.players[seat], draw_level(view, now, palette))
         elif seat == view.flagged:
-            frame[led] = dimmed(palette.alert, palette.status_level)
-        elif seat == view.to_move and clock_lit(view, now, palette):
-            frame[led] = dimmed(palette.players[seat], palette.status_level)
+            flag = palette.pattern(Meaning.FLAGGED)
+            shown = level(view, now, flag) if flag_flashing(view, now, palette) else flag.levels[0]
+            frame[led] = dimmed(palette.alert, shown)
+        elif seat == view.to_move:
+            shown = level(view, now, palette.pattern(clock_meaning(view)))
+            frame[led] = dimmed(palette.players[seat], shown)
     if view.fault and board.alert is not None:
-        frame[board.alert] = dimmed(palette.alert, palette.status_level)
+        alert = palette.pattern(Meaning.ALERT)
+        frame[board.alert] = dimmed(palette.alert, level(view, now, alert))

@@ -476,6 +476,12 @@ class Referee:
             return True
         return False
 
+    def choice_pending(self) -> bool:
+        """Whether a press of `menu` here takes a choice of the rules (else the board's own
+        menu may have it)."""
+        options = self.position.choices() if self.status.phase == Phase.PLAY else ()
+        return bool(options) and not self._clearing and self.plays_here(self.position.chooser)
+
     def choose(self, text: str, now: float) -> None:
         """A choice made on the page or over the link, in the game's notation; a ValueError
         (a GameError or ChoiceError) says why one is refused."""

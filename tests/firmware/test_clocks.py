@@ -118,9 +118,14 @@ def test_the_board_runs_the_clock_and_a_fallen_flag_loses_the_bout():
     flag = [e for e in session.events if isinstance(e, Moved)]
     assert [(e.player, e.actions) for e in flag] == [(0, ("flag A",))]
     assert session.state.score == (0, 1)
-    alert = seat_led(session, 0, session.clock.now() + 1)
+    fell = session.clock.now()
+    session.run_for(31.0)  # a fallen flag double-flashes for 30 s, then holds still
+    flashes = {seat_led(session, 0, fell + t / 16) for t in range(1, 17)}
+    assert len(flashes) == 2  # lit and dark: the flag has a rhythm, not only a colour
+    alert = seat_led(session, 0, session.clock.now())
     session.run_for(5.0)
     assert seat_led(session, 0, session.clock.now()) == alert != "000000"
+    assert alert in flashes
 
 
 def test_a_move_in_time_starts_the_other_clock_and_a_power_cut_keeps_the_reserves(tmp_path):

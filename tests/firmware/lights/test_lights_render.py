@@ -114,18 +114,10 @@ def test_an_error_without_anything_to_put_right_goes_dark_after_its_blink():
     assert render(view, R1, P.error_seconds + 2 * FAST_HALF)[led] == OFF
 
 
-@pytest.mark.parametrize(
-    ("field", "value", "colour"),
-    [
-        ("remove", {(6, 1)}, P.remove),
-        ("put_back", {(6, 1): 1}, P.players[1]),
-        ("obligation", {(6, 1)}, P.obligation),
-    ],
-)
-def test_things_to_put_right_blink_slowly(field, value, colour):
-    view = View(players=2, to_move=0, since=7.0, **{field: value})
+def test_what_to_remove_blinks_slowly():
+    view = View(players=2, to_move=0, since=7.0, remove={(6, 1)})
     led = R1.led_index[(6, 1)]
-    on = dimmed(colour, P.blink_level)
+    on = dimmed(P.remove, P.blink_level)
     times = [
         7.0,
         7.0 + 0.9 * SLOW_HALF,
@@ -134,6 +126,28 @@ def test_things_to_put_right_blink_slowly(field, value, colour):
         7.0 + 2 * SLOW_HALF,
     ]
     assert [render(view, R1, t)[led] for t in times] == [on, on, OFF, OFF, on]
+
+
+FLASH = P.flash_step_seconds
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "colour", "shape"),
+    [
+        ("put_back", {(6, 1): 1}, P.players[1], "#.#....."),  # double flash
+        ("obligation", {(6, 1)}, P.obligation, "######.."),  # wink: long on, short off
+    ],
+)
+def test_other_things_to_put_right_have_rhythms_of_their_own(field, value, colour, shape):
+    """Each is told apart from "remove" by its rhythm, not only its colour; each is on at the
+    moment it begins, as a slow blink is."""
+    view = View(players=2, to_move=0, since=7.0, **{field: value})
+    led = R1.led_index[(6, 1)]
+    on = dimmed(colour, P.blink_level)
+    for cycle in (0, 3):
+        for i, mark in enumerate(shape):
+            t = 7.0 + (cycle * len(shape) + i + 0.5) * FLASH
+            assert render(view, R1, t)[led] == (on if mark == "#" else OFF), (cycle, i)
 
 
 def test_put_back_uses_the_colour_of_each_pieces_owner_and_works_in_trays():
@@ -281,3 +295,14 @@ def test_rendering_is_a_pure_function_of_its_inputs():
     view = View(players=2, to_move=0, error={(1, 0)}, win=((0, 0), (1, 1)), winner=0, since=2.0)
     assert render(view, R1, 2.2) == render(view, R1, 2.2)
     assert render(view, R1, 2.2) is not render(view, R1, 2.2)
+
+
+def test_a_writer_sleeps_through_steps_that_repeat_the_same_level():
+    """next_change is exact: a wink stays on for six flash steps, so the next change is when
+    it goes off, not the next step boundary; a double flash changes at every step of its
+    first half, then rests."""
+    wink = View(players=2, obligation={(1, 1)}, since=0.0)
+    assert next_change(wink, 0.1) == pytest.approx(6 * FLASH)
+    double = View(players=2, put_back={(1, 1): 0}, since=0.0)
+    assert next_change(double, 0.0) == pytest.approx(FLASH)
+    assert next_change(double, 3.5 * FLASH) == pytest.approx(8 * FLASH)

@@ -1,0 +1,199 @@
+"""The menu drawn with the LEDs: another game chosen and started with the board's buttons alone.
+
+The `menu` button opens it when no choice of the rules is waiting (then `menu` takes that
+choice, as before). Each game that has a profile on this board is one square, in the order the
+games are registered, from a1 along the lattice row by row; the square of the game it points at
+glows bright, the others dim, in the first seat's colour. Then come the brightness levels, one
+square each. `seat-1` moves the highlight on, any other seat button moves it back; a short press
+of `menu` takes what it points at; a long press of `menu` (LONG_PRESS or more) or the `new`
+button leaves without changing anything. While it is open the game stands still: the buttons are
+the menu's, the pieces are still judged, and the lights are the menu's until it closes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+from magboard.firmware.events import Note
+from magboard.firmware.games import Game
+from magboard.firmware.games.core import GameError
+from magboard.firmware.games.registry import all_games
+from magboard.firmware.lights import View
+from magboard.firmware.profiles import ProfileError, profiled_pairs
+from magboard.hardware.spec import BoardSpec, Place
+
+if TYPE_CHECKING:
+    from .loop import BoardLoop
+
+MENU = "menu"
+LEAVE = "new"
+"""The dedicated way out, besides a long press: `new` is never needed inside the menu."""
+LONG_PRESS = 1.0
+"""Seconds `menu` is held to leave the menu rather than take what it points at."""
+LEVELS = (0.25, 0.5, 1.0)
+"""Brightness levels the menu offers, dimmest first."""
+
+
+class Kind(Enum):
+    GAME = "game"
+    LEVEL = "brightness"
+    START = "start"
+    CHOICE = "option"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One lit square of the menu: what taking it does."""
+
+    kind: Kind
+    place: Place
+    label: str
+    game: Game | None = None
+    level: float | None = None
+    option: str | None = None
+    value: Any = None
+
+
+def entries(spec: BoardSpec) -> tuple[Entry, ...]:
+    """The menu on this board: its games, in a fixed order, then the brightness levels, one
+    lattice cell each (cells without an LED skipped, so every entry can be seen)."""
+    profiled = {game for game, board in profiled_pairs() if board == spec.name}
+    games = [game for game in all_games() if game.name in profiled]
+    cells = [cell for cell in spec.cells if cell in spec.led_index]
+    found: list[Entry] = []
+    for game in games:
+        found.append(Entry(Kind.GAME, cells[len(found)], game.name, game=game))
+    for level in LEVELS:
+        if len(found) < len(cells):
+            found.append(Entry(Kind.LEVEL, cells[len(found)], f"brightness {level:g}", level=level))
+    return tuple(found[: len(cells)])
+
+
+def option_entries(spec: BoardSpec, game: Game) -> tuple[Entry, ...]:
+    """A game's options page: `start` on a1, then one row of the lattice per option whose values
+    can be listed (its choices, or off and on), one square per value; an option with more values
+    than the row has squares keeps its default."""
+    width = 1 + max(cell[0] for cell in spec.cells)
+    rows = 1 + max(cell[1] for cell in spec.cells)
+    lit = set(spec.led_index)
+    found = [Entry(Kind.START, (0, 0), f"start {game.name}", game=game)]
+    row = 1
+    for option in game.options:
+        values = (False, True) if isinstance(option.default, bool) else option.choices
+        if len(values) < 2 or len(values) > width or row >= rows:
+            continue
+        places = [(column, row) for column in range(len(values))]
+        if not all(place in lit for place in places):
+            continue
+        found += [
+            Entry(Kind.CHOICE, place, f"{option.name} {value}", option=option.name, value=value)
+            for place, value in zip(places, values, strict=True)
+        ]
+        row += 1
+    return tuple(found)
+
+
+class Menu:
+    """The menu's state: whether it is open, what it points at, and the press in progress."""
+
+    def __init__(self, spec: BoardSpec) -> None:
+        self.spec = spec
+        self.games = entries(spec)
+        self.entries = self.games
+        """The page shown: the games and levels, or a game's options."""
+        self.options: dict[str, Any] = {}
+        """The options chosen so far on a game's options page."""
+        self.open = False
+        self.at = 0
+        self.since = 0.0
+        self._down: float | None = None
+        """When `menu` went down inside the menu: its release says short (take) or long (leave)."""
+
+    def start(self, loop: BoardLoop, now: float) -> None:
+        """Opens the menu pointing at the game on the board."""
+        self.open, self.since, self._down = True, now, None
+        self.entries, self.options = self.games, {}
+        current = loop.referee.game.name
+        self.at = next((i for i, e in enumerate(self.entries) if e.label == current), 0)
+        loop.emit(Note(now, f"menu: open at {self.entries[self.at].label}"))
+
+    def button(self, loop: BoardLoop, name: str, pressed: bool, at: float, now: float) -> None:
+        """A button while the menu is open (the one that opened it has been released)."""
+        if name == MENU:
+            if pressed:
+                self._down = at
+            elif self._down is not None:
+                held, self._down = at - self._down, None
+                if held >= LONG_PRESS:
+                    self.close(loop, now)
+                else:
+                    self.take(loop, now)
+            return
+        if not pressed:
+            return
+        if name == LEAVE:
+            self.close(loop, now)
+        elif name.startswith("seat-"):
+            self.at = (self.at + (1 if name == "seat-1" else -1)) % len(self.entries)
+            self.since = now
+            loop.emit(Note(now, f"menu: {self.entries[self.at].label}"))
+
+    def close(self, loop: BoardLoop, now: float) -> None:
+        self.open, self._down = False, None
+        loop.emit(Note(now, "menu: closed"))
+
+    def take(self, loop: BoardLoop, now: float) -> None:
+        """Does what the highlighted entry says: a game with options to choose opens its
+        options page, one without starts at once, as a command from afar starts it; on the
+        options page a value is chosen, and `start` starts the game with the values chosen; a
+        level is set. The menu stays open but for a game started."""
+        entry = self.entries[self.at]
+        self.since = now
+        if entry.kind is Kind.LEVEL:
+            loop.writer.set_level(entry.level)
+            loop.emit(Note(now, f"menu: {entry.label}"))
+            return
+        if entry.kind is Kind.CHOICE:
+            self.options[entry.option] = entry.value
+            loop.emit(Note(now, f"menu: {entry.label}"))
+            return
+        if entry.kind is Kind.GAME:
+            page = option_entries(self.spec, entry.game)
+            if len(page) > 1:
+                self.entries, self.at, self.options = page, 0, {}
+                loop.emit(Note(now, f"menu: {page[0].label}"))
+                return
+        # Imported here: wiring builds loops, so the loop's module cannot import it at load.
+        from . import wiring
+
+        self.close(loop, now)
+        try:
+            wiring.change_game(loop, entry.game, dict(self.options), now)
+        except (GameError, ProfileError) as error:
+            loop.emit(Note(now, f"menu: {entry.label} cannot start: {error}"))
+
+    def chosen(self, entry: Entry) -> bool:
+        """Whether an option's value is the one the game would start with."""
+        if entry.kind is not Kind.CHOICE:
+            return False
+        game = self.entries[0].game
+        default = game.option(entry.option).default if game is not None else None
+        return self.options.get(entry.option, default) == entry.value
+
+    def view(self, players: int) -> View:
+        """The menu as lights, all steady in the first seat's colour: the entry pointed at
+        bright, an option's chosen value soft, the others dim."""
+        here = self.entries[self.at].place
+        chosen = {e.place for e in self.entries if self.chosen(e)} - {here}
+        others = {e.place for e in self.entries} - chosen - {here}
+        return View(
+            players=max(1, players),
+            to_move=0,
+            due={here},
+            targets=others,
+            last_move=chosen,
+            last_mover=0 if chosen else None,
+            since=self.since,
+        )

@@ -1,0 +1,49 @@
+"""The LED menu's layout: one square per game profiled on the board, in a fixed order, then the
+brightness levels; the entry pointed at bright, the others dim. Its behaviour through the
+buttons is in tests/scenarios/menu-*.toml."""
+
+from __future__ import annotations
+
+from magboard.firmware.app.menu import LEVELS, Kind, Menu, entries, option_entries
+from magboard.firmware.games import get_game
+from magboard.firmware.lights import DEFAULT, render
+from magboard.firmware.lights.palette import dimmed
+from magboard.firmware.profiles import profiled_pairs
+from magboard.hardware.spec import load_board
+
+
+def test_each_game_profiled_on_the_board_has_one_square_then_the_levels():
+    for name in ("r1", "mini"):
+        spec = load_board(name)
+        found = entries(spec)
+        games = [e.label for e in found if e.kind is Kind.GAME]
+        assert sorted(games) == sorted(g for g, board in profiled_pairs() if board == name)
+        assert [e.level for e in found if e.kind is Kind.LEVEL] == list(LEVELS)
+        assert [e.place for e in found] == list(spec.cells[: len(found)])
+        assert entries(spec) == found  # a fixed order, the same every time
+
+
+def test_the_entry_pointed_at_is_bright_the_others_dim():
+    spec = load_board("r1")
+    menu = Menu(spec)
+    menu.at = 1
+    frame = render(menu.view(2), spec, 0.0)
+    colour = DEFAULT.players[0]
+    bright, dim = dimmed(colour, DEFAULT.due_level), dimmed(colour, DEFAULT.target_level)
+    shown = [frame[spec.led_index[e.place]] for e in menu.entries]
+    assert shown == [dim, bright] + [dim] * (len(menu.entries) - 2)
+
+
+def test_a_games_options_page_lists_the_values_it_can_offer_one_row_each():
+    spec = load_board("r1")
+    page = option_entries(spec, get_game("lance-assembly"))
+    assert [(e.place, e.label) for e in page] == [
+        ((0, 0), "start lance-assembly"),
+        ((0, 1), "starter A"),
+        ((1, 1), "starter B"),
+        ((0, 2), "clock lance"),
+        ((1, 2), "clock classic"),
+        ((2, 2), "clock none"),
+    ]  # max_turns is a number: it keeps its default
+    narrow = option_entries(load_board("mini"), get_game("tic-tac-cap"))
+    assert [e.label for e in narrow] == ["start tic-tac-cap", "cover_own False", "cover_own True"]
