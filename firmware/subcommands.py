@@ -55,7 +55,8 @@ def add(commands: argparse._SubParsersAction) -> None:
         "--link",
         metavar="URL",
         help="also send events to a host and take its commands: a serial port (/dev/ttyGS0), "
-        "socket://HOST:PORT, or pty (a pseudo-terminal; its path is printed)",
+        "tcp://HOST:PORT (connect out), listen://HOST:PORT (hosts connect, several at once), "
+        "or pty (a pseudo-terminal; its path is printed)",
     )
     run.add_argument(
         "--mqtt",
@@ -141,15 +142,35 @@ def _games(args: argparse.Namespace) -> int:
 def _perft(args: argparse.Namespace) -> int:
     from .app.errors import CommandError
     from .games import get_game
-    from .games.perft import perft_series
+    from .games.perft import perft_stream
 
     if args.depth < 1:
         raise CommandError(f"perft depth is 1 or more, not {args.depth}")
     game = get_game(args.game)
-    state = game.new_state(game.parse_options(args.option))
-    for depth, count in enumerate(perft_series(state, args.depth), start=1):
+    options = game.parse_options(args.option)
+    state = game.new_state(options)
+    longest = _declared_longest(game, options)
+    if longest is not None and args.depth > longest:
+        raise CommandError(
+            f"perft depth {args.depth} is past the longest {game.name} game ({longest} turns)"
+        )
+    for depth, count in enumerate(perft_stream(state, args.depth), start=1):
+        if count == 0:  # no game is this long: the depth asked for is past the game's length
+            raise CommandError(
+                f"perft depth {args.depth} is past the longest {game.name} game ({depth - 1} turns)"
+            )
         print(f"perft {depth}: {count}", flush=True)
     return 0
+
+
+BOUNDED_BY_MAX_TURNS = frozenset({"meep-tac-toe", "meeple-maneuver"})
+"""Games whose `max_turns` option ends the game (a draw); Lance Assembly's ends a bout only,
+and a stalemated bout is replayed, so its match has no bound."""
+
+
+def _declared_longest(game, options: dict) -> int | None:
+    """A game's own bound on its length, where it declares one."""
+    return game.resolve_options(options)["max_turns"] if game.name in BOUNDED_BY_MAX_TURNS else None
 
 
 def _play(args: argparse.Namespace) -> int:

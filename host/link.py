@@ -1,10 +1,11 @@
 """The host's end of a board's serial link: events in, commands out.
 
-`BoardLink(url)` opens what pyserial opens from a URL: a port (`/dev/ttyACM0` for a Pi's USB
-gadget serial, a USB-serial adapter on its UART, `/dev/pts/N` for `magboard run --sim --link
-pty`), `socket://host:port`, or `loop://`. `events()` yields the events the board sends, in the
-one schema of firmware/events.py; a line that is not an event is skipped and reported, never
-fatal. `send()` sends one command (docs/protocol.md, "Serial link").
+`BoardLink(url)` opens what pyserial opens from a URL: a port (`/dev/ttyACM0` for a Pi's USB gadget
+serial, a USB-serial adapter on its UART, `/dev/pts/N` for `magboard run --sim --link pty`),
+`tcp://host:port` (the same as pyserial's `socket://host:port`; a board started with `--link
+listen://HOST:PORT` takes any number of hosts at once), or `loop://`. `events()` yields the events
+the board sends, in the one schema of firmware/events.py; a line that is not an event is skipped
+and reported, never fatal. `send()` sends one command (docs/protocol.md, "Serial link").
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 import serial
 
+from magboard.firmware.app.link import socket_url
 from magboard.firmware.events import Event, EventError, event_from_json
 
 BAUD = 115200
@@ -53,7 +55,9 @@ class BoardLink:
         self._discarding = False
         opener = opener or serial.serial_for_url
         try:
-            self.port = opener(url, baudrate=BAUD, timeout=READ_WAIT, write_timeout=WRITE_WAIT)
+            self.port = opener(
+                socket_url(url), baudrate=BAUD, timeout=READ_WAIT, write_timeout=WRITE_WAIT
+            )
         except (serial.SerialException, OSError, ValueError) as error:
             raise LinkError(f"cannot open {url}: {error}") from None
         if isinstance(self.port, serial.Serial):  # a terminal device, not a socket or a loopback:

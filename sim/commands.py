@@ -33,7 +33,9 @@ play ACTION              make a game move by hand, in the game's notation
 choose OPTION            make a choice the rules leave to a player (A-Baker, end)
 press BUTTON             press and release a button (seat-1, new, ...)
 fault KIND [ARG]         i2c-burst U1 | expander-reset U1 | noise SECONDS | bounce on|off
-help                     this text"""
+help                     this text
+quit                     wait for the board to judge what was done, then stop (so does the
+                         end of input)"""
 HANDS_ON = frozenset(
     {"lift", "put", "move", "slide", "slide-group", "shift-tile", "turn-tile", "play"}
 )
@@ -78,6 +80,11 @@ class Hands:
         }
         self._sliding_until = -1.0
         """Virtual time the last slide ends: until then the hand stays on its piece."""
+
+    @property
+    def hands_free_at(self) -> float:
+        """Virtual time the last slide ends (earlier than now when nothing is sliding)."""
+        return self._sliding_until
 
     def run(self, command: Mapping[str, Any]) -> None:
         if not isinstance(command, Mapping):

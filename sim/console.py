@@ -1,13 +1,17 @@
-"""`magboard run --sim`: the referee on a simulated board in real time, driven by typed
-commands (sim/commands.py), events printed as JSON lines. For hardware-in-the-loop testers who
-want the firmware's exact behaviour without the board.
+"""`magboard run --sim`: the referee on a simulated board in real time, driven by typed commands
+(sim/commands.py), events printed as JSON lines (LED frames only with `--leds`: they come many a
+second and drown the rest). For hardware-in-the-loop testers who want the firmware's exact
+behaviour without the board. `help` prints the commands as text. At the end of input (a script
+piped in) or on `quit`, the board is left to settle and judge what was done last, so a script's
+last move is never lost.
 
 With `--link URL` the simulated board has a serial link as a real one does: `--link pty` opens a
-pseudo-terminal and says its path in a `note` (`magboard watch /dev/pts/N` connects to it);
-`--link socket://HOST:PORT` connects out to a host listening there. With `--mqtt URL` it reports
-to an MQTT broker as a real board does (firmware/app/mqtt.py). With `--remote URL --seat SEAT`
-it plays one seat of a remote match (firmware/app/remote.py): the other board's moves are lit,
-and made here by typed commands."""
+pseudo-terminal and says its path in a `note` (`magboard watch /dev/pts/N` connects to it); `--link
+tcp://HOST:PORT` connects out to a host listening there; `--link listen://HOST:PORT` listens for any
+number of hosts (`magboard watch` and `magboard send` at once). With `--mqtt URL` it reports to an
+MQTT broker as a real board does (firmware/app/mqtt.py). With `--remote URL --seat SEAT` it plays
+one seat of a remote match (firmware/app/remote.py): the other board's moves are lit, and made here
+by typed commands."""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ import argparse
 import select
 import sys
 import time
+from collections.abc import Callable
 
 from magboard.firmware.app.run import (
     RunRequest,
@@ -24,7 +29,7 @@ from magboard.firmware.app.run import (
     print_event,
     request_of,
 )
-from magboard.firmware.events import Note
+from magboard.firmware.events import Event, LedFrame, Note
 from magboard.firmware.journal import Resume
 
 from .commands import HELP, CommandRefused, Hands, parse_line
@@ -35,17 +40,27 @@ TICK = 0.02
 
 def main(args: argparse.Namespace) -> int:
     """`magboard run --sim`: the request `magboard run` reads, on a simulated board."""
-    return run_console(request_of(args))
+    return run_console(request_of(args), leds=getattr(args, "leds", False))
 
 
-def run_console(request: RunRequest) -> int:
+def printer(leds: bool) -> Callable[[Event], None]:
+    """Prints events as JSON lines; LED frames only if asked for."""
+
+    def show(event: Event) -> None:
+        if leds or not isinstance(event, LedFrame):
+            print_event(event)
+
+    return show
+
+
+def run_console(request: RunRequest, *, leds: bool = False) -> int:
     session = SimSession(
         request.spec,
         request.game.name,
         request.options,
         takeback=request.takeback,
         journal=request.journal.path,
-        sinks=[print_event],
+        sinks=[printer(leds)],
         unattended=request.unattended,
         match=request.journal.match,
     )
@@ -79,12 +94,11 @@ def _console(session: SimSession, resume: Resume | None) -> int:
             ready, _, _ = select.select([sys.stdin], [], [], TICK)
             if ready:
                 line = sys.stdin.readline()
-                if not line:
-                    return 0
-                if line.strip() in ("quit", "exit"):
+                if not line or line.strip() in ("quit", "exit"):
+                    settle(session, hands)
                     return 0
                 if line.strip() == "help":
-                    print_event(Note(session.clock.now(), HELP))
+                    print(HELP, flush=True)
                 elif line.strip():
                     try:
                         hands.run(parse_line(line))
@@ -93,3 +107,10 @@ def _console(session: SimSession, resume: Resume | None) -> int:
             session.run_until(time.monotonic() - started)
     except KeyboardInterrupt:
         return 0
+
+
+def settle(session: SimSession, hands: Hands) -> None:
+    """Lets what the hands did last come to rest and be judged, at once in virtual time: the
+    end of a script is not the end of its last move."""
+    session.run_until(max(session.clock.now(), hands.hands_free_at))
+    session.settle()

@@ -370,14 +370,22 @@ def measure(min_time: float = 0.6, frames: int | None = None) -> dict[str, Any]:
     }
 
 
-def verdicts(result: dict[str, Any]) -> list[tuple[str, bool, float]]:
-    """Per profile, whether its worst case meets its target: (what, met, worst p99 in us)."""
+def verdicts(result: dict[str, Any]) -> list[tuple[str, bool, float, float]]:
+    """Per profile, whether its worst case meets its target: (what, met, worst p99 in us,
+    its target in us)."""
     found = []
     for entry in result["profiles"]:
         target = result["stress_target_us"] if entry["stress"] else result["target_us"]
         worst = max(case["p99_us"] for case in entry["cases"].values())
-        found.append((f"{_named(entry)} on {entry['board']}", worst < target, worst))
+        found.append((f"{_named(entry)} on {entry['board']}", worst < target, worst, target))
     return found
+
+
+def worst_row(checks: Sequence[tuple[str, bool, float, float]]) -> tuple[str, bool, float, float]:
+    """The row nearest to missing its target, or furthest past it: a profile held to the
+    stress target may take longer and still be the safer one, so rows are compared by the
+    share of their own target they use."""
+    return max(checks, key=lambda check: check[2] / check[3])
 
 
 def _named(entry: dict[str, Any]) -> str:
@@ -417,13 +425,14 @@ def format_report(result: dict[str, Any]) -> str:
         " continuations would have held)",
     ]
     checks = verdicts(result)
-    worst_name, _, worst = max(checks, key=lambda check: check[2])
-    missed = [name for name, met, _ in checks if not met]
+    worst_name, worst_met, worst, worst_target = worst_row(checks)
+    missed = [name for name, met, _, _ in checks if not met]
     lines.append(
         f"target p99 < {result['target_us'] / 1000:g} ms (turns of {STRESS_TURN:,}+"
         f" continuations: < {result['stress_target_us'] / 1000:g} ms):"
         + (f" NOT met by {', '.join(missed)}" if missed else " met by every profile")
-        + f"; worst row {worst_name}, {worst / 1000:.3f} ms"
+        + f"; worst row {worst_name}, {worst / 1000:.3f} ms of its {worst_target / 1000:g} ms"
+        + ("" if worst_met else " (NOT met)")
     )
     return "\n".join(lines)
 

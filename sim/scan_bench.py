@@ -191,7 +191,18 @@ def format_report(result: dict[str, Any]) -> str:
             "(median, p99: Python time per scan, time.perf_counter, the emulated chips' share"
             " included; wire: the bits the scan clocked, over the bus frequency:"
             f" the board file's ({files}), 400 kHz and 100 kHz; bytes include address bytes)",
+            summary(result),
         ]
+    )
+
+
+def summary(result: dict[str, Any]) -> str:
+    """The verdict is the slowest board's: the one a scan-time budget is first missed on."""
+    worst = max(result["boards"], key=lambda entry: entry["p99_ms"])
+    wire = max(result["boards"], key=lambda entry: entry["wire_ms"])
+    return (
+        f"worst row: {worst['board']}, p99 {worst['p99_ms']:.3f} ms per scan;"
+        f" longest on the wire: {wire['board']}, {wire['wire_ms']:.3f} ms at its bus frequency"
     )
 
 

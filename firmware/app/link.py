@@ -1,11 +1,13 @@
 """The board's end of the serial link: every event goes out as one JSON line, commands come in.
 
 The link is whatever pyserial opens from a URL: a real port (`/dev/ttyGS0`, the Pi's USB gadget
-serial; `/dev/ttyAMA0`, its UART), `socket://host:port` (a client), or `pty`, a pseudo-terminal
-pair whose other end a host opens by its path. It never blocks or stops the loop: reads and
-writes are non-blocking and polled once a loop step, a host that does not read loses events
-(counted and reported), and a link that fails is reported once as a `fault` and reopened every
-few seconds while the board goes on refereeing.
+serial; `/dev/ttyAMA0`, its UART), `socket://host:port` or `tcp://host:port` (a client),
+`listen://host:port` (a listener any number of hosts connect to, so `magboard watch` and `magboard
+send` can share one board), or `pty`, a pseudo-terminal pair whose other end a host opens by its
+path (one host at a time: two readers of one terminal split its bytes between them). It never
+blocks or stops the loop: reads and writes are non-blocking and polled once a loop step, a host
+that does not read loses events (counted and reported), and a link that fails is reported once as a
+`fault` and reopened every few seconds while the board goes on refereeing.
 
 Commands are JSON objects, one a line (docs/protocol.md, "Serial link"): `hello`, `state`,
 `press` (a virtual button, the same as the physical one), `choose` (a choice the rules leave to
@@ -18,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import socket
 import threading
 import tty
 from collections.abc import Callable, Mapping
@@ -44,6 +47,12 @@ POLL = 0.05
 """On a real board, the longest the loop waits between two polls of the link."""
 PTY = "pty"
 """The URL that asks for a pseudo-terminal pair."""
+LISTEN = "listen://"
+"""The scheme that asks for a TCP listener that many hosts may connect to at once."""
+TCP = "tcp://"
+"""Another spelling of pyserial's `socket://`, the one people expect."""
+MAX_CLIENTS = 8
+"""Most hosts connected to a listener at once; a further one is turned away."""
 FIELDS: Mapping[str, frozenset[str]] = {
     "hello": frozenset(),
     "state": frozenset(),
@@ -104,13 +113,142 @@ class PtyPort:
                 os.close(fd)
 
 
+class ListenPort:
+    """A TCP listener: every connected host gets every line the board sends, and the lines any
+    of them sends are read whole, one host's at a time, so `watch` and `send` can share a board.
+    A host that leaves, or stops reading until MAX_PENDING bytes wait for it, is dropped; the
+    link itself never fails for what one host does."""
+
+    def __init__(self, host: str, port: int, *, max_pending: int = MAX_PENDING) -> None:
+        self.max_pending = max_pending
+        self._server = socket.create_server((host, port))
+        self._server.setblocking(False)
+        host_name, number = self._server.getsockname()[:2]
+        self.address = f"{host_name}:{number}"
+        self._clients: dict[socket.socket, _Host] = {}
+
+    @property
+    def clients(self) -> int:
+        return len(self._clients)
+
+    def read(self, size: int) -> bytes:
+        """Whole lines the hosts sent; new hosts are let in first. The start of a line longer
+        than MAX_LINE is passed on cut off there, ended, for the link to refuse, and the rest of
+        it is discarded here, so it cannot run into another host's line."""
+        self._accept()
+        self._send_waiting()
+        lines = bytearray()
+        for client, host in list(self._clients.items()):
+            try:
+                data = client.recv(size)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError:
+                self._drop(client)
+                continue
+            if not data:
+                self._drop(client)
+                continue
+            lines += host.take(data)
+        return bytes(lines)
+
+    def write(self, data: bytes) -> int:
+        """Takes all of `data` for every host; what a host cannot take now waits for it."""
+        for client, host in list(self._clients.items()):
+            host.out += data
+            if len(host.out) > self.max_pending:
+                self._drop(client)
+        self._send_waiting()
+        return len(data)
+
+    def close(self) -> None:
+        for client in list(self._clients):
+            self._drop(client)
+        self._server.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._server.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            if len(self._clients) >= MAX_CLIENTS:
+                client.close()
+                continue
+            client.setblocking(False)
+            self._clients[client] = _Host()
+
+    def _send_waiting(self) -> None:
+        for client, host in list(self._clients.items()):
+            out = host.out
+            if not out:
+                continue
+            try:
+                sent = client.send(out)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError:
+                self._drop(client)
+                continue
+            del out[:sent]
+
+    def _drop(self, client: socket.socket) -> None:
+        self._clients.pop(client, None)
+        _close_quietly(client)
+
+
+class _Host:
+    """One host on a listener: the bytes it sent not yet ending a line, and those waiting for
+    it."""
+
+    def __init__(self) -> None:
+        self.inbox = bytearray()
+        self.out = bytearray()
+        self.discarding = False
+        """The start of an over-long line was passed on: skip to its end."""
+
+    def take(self, data: bytes) -> bytes:
+        """The whole lines `data` completes, an over-long one cut off and ended."""
+        inbox, whole = self.inbox, bytearray()
+        inbox += data
+        while True:
+            end = inbox.find(b"\n")
+            if end < 0:
+                if len(inbox) > MAX_LINE:
+                    if not self.discarding:
+                        whole += inbox[: MAX_LINE + 1] + b"\n"
+                    self.discarding = True
+                    inbox.clear()
+                return bytes(whole)
+            if not self.discarding:
+                whole += inbox[: min(end, MAX_LINE + 1)] + b"\n"
+            self.discarding = False
+            del inbox[: end + 1]
+
+
+def _address(url: str, scheme: str) -> tuple[str, int]:
+    host, sep, port = url[len(scheme) :].rpartition(":")
+    if not sep or not host or not port.isdigit() or int(port) > 65535:
+        raise LinkURLError(f"link {url!r}: expected {scheme}HOST:PORT")
+    return host.strip("[]"), int(port)
+
+
+def socket_url(url: str) -> str:
+    """`tcp://HOST:PORT` as pyserial spells it, `socket://HOST:PORT`; other URLs unchanged."""
+    return "socket://" + url[len(TCP) :] if url.startswith(TCP) else url
+
+
 def open_port(url: str) -> Port:
     """Opens a link; LinkURLError if the URL can never work, SerialException or OSError if the
     port cannot be opened now (it may appear later)."""
     if url == PTY:
         return PtyPort()
+    if url.startswith(LISTEN):
+        return ListenPort(*_address(url, LISTEN))
+    if url.startswith(TCP):
+        _address(url, TCP)
     try:
-        return serial.serial_for_url(url, baudrate=BAUD, timeout=0)
+        return serial.serial_for_url(socket_url(url), baudrate=BAUD, timeout=0)
     except ValueError as error:
         raise LinkURLError(f"link {url!r}: {error}") from None
 
@@ -451,6 +589,9 @@ class SerialLink:
         self._wire = _Wire(port)
         if isinstance(port, PtyPort):
             self.loop.emit(Note(now, f"link: {port.path} (magboard watch {port.path})"))
+        elif isinstance(port, ListenPort):
+            where = f"tcp://{port.address}"
+            self.loop.emit(Note(now, f"link: listening on {where} (magboard watch {where})"))
         if self._down:
             self._steady_at = now + self.retry
             missed, self._missed = self._missed, 0

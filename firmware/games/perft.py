@@ -6,7 +6,7 @@ so a multi-action turn that reaches one position by two orders counts once.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 
 from .core import CARRY_OUT, State
 
@@ -38,6 +38,11 @@ def turn_results(state: State) -> dict[Hashable, State]:
     return results
 
 
+MEMO_LIMIT = 250_000
+"""Most (position, depth) counts kept: past it the count is worked out again, so a deep or wide
+perft runs slower rather than growing without bound."""
+
+
 def perft(state: State, depth: int, memo: dict[tuple[State, int], int] | None = None) -> int:
     """Leaves of the turn tree `depth` turns deep (a finished game has no children)."""
     if depth < 0:
@@ -48,11 +53,19 @@ def perft(state: State, depth: int, memo: dict[tuple[State, int], int] | None = 
     found = memo.get((state, depth))
     if found is None:
         found = sum(perft(child, depth - 1, memo) for child in turn_results(state).values())
-        memo[(state, depth)] = found
+        if len(memo) < MEMO_LIMIT:
+            memo[(state, depth)] = found
     return found
 
 
-def perft_series(state: State, depth: int) -> list[int]:
-    """perft(1) .. perft(depth), sharing one memo so each depth reuses the last."""
+def perft_stream(state: State, depth: int) -> Iterator[int]:
+    """perft(1) .. perft(depth), each as soon as it is counted (a deep one may take long),
+    sharing one bounded memo so each depth reuses the last."""
     memo: dict[tuple[State, int], int] = {}
-    return [perft(state, d, memo) for d in range(1, depth + 1)]
+    for d in range(1, depth + 1):
+        yield perft(state, d, memo)
+
+
+def perft_series(state: State, depth: int) -> list[int]:
+    """perft(1) .. perft(depth)."""
+    return list(perft_stream(state, depth))

@@ -161,7 +161,25 @@ def format_report(result: dict) -> str:
         f"(C call: public winners() per board; C batch: {result['batch_boards']:,} boards per"
         " call; lines: share of boards with a line)"
     )
+    lines.append(summary(result))
     return "\n".join(lines)
+
+
+def summary(result: dict) -> str:
+    """The verdict is the worst row's: the shape C speeds up least, per call (what the referee
+    does), named; the Python time per board where C is not built."""
+    shapes = result["shapes"]
+    if not result["backend_c"]:
+        slowest = max(shapes, key=lambda entry: entry["python_ns"])
+        return (
+            f"worst row: {slowest['shape']}, {_ns(slowest['python_ns'])} ns per board"
+            " (Python only: the C extension is not built)"
+        )
+    worst = min(shapes, key=lambda entry: entry["ratio_single"])
+    return (
+        f"worst row: {worst['shape']}, C per call {_ratio(worst['ratio_single'])} faster than"
+        f" Python ({_ns(worst['c_single_ns'])} ns per board)"
+    )
 
 
 if __name__ == "__main__":
