@@ -1,5 +1,5 @@
-"""The host's subcommands of `magboard`: a board's serial link at a terminal (watch, send), and
-every board on an MQTT broker (fleet)."""
+"""The host's subcommands of `magboard`: a board's serial link at a terminal (watch, send),
+every board on an MQTT broker (fleet), and a game's rules (rules)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import argparse
 
 def add(commands: argparse._SubParsersAction) -> None:
     watch = commands.add_parser("watch", help="print the events a board sends over its link")
-    watch.add_argument("url", help="the board's port: /dev/ttyACM0, /dev/pts/3, socket://HOST:PORT")
+    watch.add_argument("url", help="the board's port: /dev/ttyACM0, /dev/pts/3, tcp://HOST:PORT")
     watch.add_argument("--json", action="store_true", help="print the JSON lines as they come")
     watch.add_argument(
         "--leds", action="store_true", help="print LED frames too (--json prints them anyway)"
@@ -19,7 +19,7 @@ def add(commands: argparse._SubParsersAction) -> None:
     watch.set_defaults(run=_watch)
 
     send = commands.add_parser("send", help="send a board one command over its link")
-    send.add_argument("url", help="the board's port: /dev/ttyACM0, /dev/pts/3, socket://HOST:PORT")
+    send.add_argument("url", help="the board's port: /dev/ttyACM0, /dev/pts/3, tcp://HOST:PORT")
     send.add_argument(
         "command_name", metavar="COMMAND", help="hello | state | new-game | press BUTTON"
     )
@@ -49,6 +49,17 @@ def add(commands: argparse._SubParsersAction) -> None:
         "--ca-file", metavar="FILE", help="the CA that signed an mqtts:// broker's certificate"
     )
     fleet.set_defaults(run=_fleet)
+
+    rules = commands.add_parser("rules", help="print a game's rules as the board referees them")
+    rules.add_argument("game", help="a game's name or alias (see `magboard games`)")
+    rules.set_defaults(run=_rules)
+
+
+def _rules(args: argparse.Namespace) -> int:
+    from .rules import rules_markdown
+
+    print(rules_markdown(args.game), end="")
+    return 0
 
 
 def _fleet(args: argparse.Namespace) -> int:
