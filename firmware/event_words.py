@@ -1,11 +1,16 @@
 """Events in words for people: one line each ("X played b2", "illegal: take off b2, ...").
 
 Shared by everything that shows events to a person at a terminal (`magboard watch`, the demo).
+Events name board places (on r1, tic-tac-toe's b2 is board square f6); a person reads the
+game's own squares, a1 at the game's corner, so places inside the game's area are named so, and
+a board square outside it is called a board square. Moves are in the game's notation already.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from magboard.hardware.spec import BoardSpecError, load_board, place_label
 
 from .events import (
     ButtonPressed,
@@ -29,14 +34,43 @@ from .events import (
     Restored,
     TakenBack,
 )
+from .games import GameError, get_game
+from .profiles import ProfileError, profile_for
 
 
 class Describer:
-    """Turns events into one line for people; remembers the players' names from the last
-    `game-started`."""
+    """Turns events into one line for people; remembers the players' names, and where the
+    game lies on the board, from the last `game-started`."""
 
     def __init__(self) -> None:
         self.names: tuple[str, ...] = ()
+        self._squares: dict[str, str] = {}
+        """Board label -> the game's own square, for the cells of the game's area."""
+
+    def _start(self, event: GameStarted) -> None:
+        self.names = event.players
+        try:
+            game = get_game(event.game)
+            spec = load_board(event.board)
+            profile = profile_for(game, spec, game.resolve_options(event.options))
+        except (GameError, BoardSpecError, ProfileError):
+            self._squares = {}  # a game or board this program does not know: as they come
+            return
+        self._squares = {
+            place_label(cell): place_label(profile.to_game(cell)) for cell in profile.area
+        }
+
+    def places(self, labels: tuple[str, ...]) -> str:
+        return " ".join(self.place(label) for label in labels)
+
+    def place(self, label: str) -> str:
+        """A game square by its own name; a board square outside the game named as such; tray
+        slots and boxes as they are."""
+        if label in self._squares:
+            return self._squares[label]
+        if self._squares and label[:1].islower() and label[1:].isdigit():
+            return f"board square {label}"
+        return label
 
     def name(self, player: int | None) -> str:
         if player is not None and 0 <= player < len(self.names):
@@ -49,7 +83,7 @@ class Describer:
     def text(self, event: Event) -> str:
         match event:
             case GameStarted():
-                self.names = event.players
+                self._start(event)
                 options = "".join(f" {k}={_word(v)}" for k, v in sorted(event.options.items()))
                 text = f"game {event.game}{options} on {event.board}: {', '.join(event.players)}"
                 if event.actions:
@@ -62,12 +96,16 @@ class Describer:
             case Partial():
                 return f"{self.name(event.player)} is playing {' '.join(event.actions)} ..."
             case InHand():
-                where = " ".join(event.targets) if event.targets else "nowhere: put it back"
-                return f"{self.name(event.player)} lifted {' '.join(event.lifted)}; may go {where}"
+                where = self.places(event.targets) if event.targets else "nowhere: put it back"
+                return (
+                    f"{self.name(event.player)} lifted {self.places(event.lifted)}; may go {where}"
+                )
             case Obligation():
-                return f"{self.name(event.player)} must: {event.detail} ({' '.join(event.places)})"
+                return (
+                    f"{self.name(event.player)} must: {event.detail} ({self.places(event.places)})"
+                )
             case Illegal():
-                return f"illegal: {_changes(event.remove, event.put_back)} ({event.detail})"
+                return f"illegal: {self._changes(event.remove, event.put_back)} ({event.detail})"
             case Restored():
                 return "restored: the board matches the game again"
             case TakenBack():
@@ -75,7 +113,7 @@ class Describer:
             case GameOver(winners=()):
                 return f"draw: {event.reason}"
             case GameOver():
-                line = f" ({' '.join(event.line)})" if event.line else ""
+                line = f" ({self.places(event.line)})" if event.line else ""
                 return f"{' and '.join(event.names)} won: {event.reason}{line}"
             case ClockChanged(seat=None):
                 return "clock stopped"
@@ -89,11 +127,11 @@ class Describer:
                 }
                 return f"{self.name(event.seat)}'s clock: {stages.get(event.stage, event.stage)}"
             case Clear():
-                return f"clear the board: {_changes(event.remove, event.put_back)}"
+                return f"clear the board: {self._changes(event.remove, event.put_back)}"
             case Fulfilled():
                 return f"{self.name(event.player)} has done it: {event.detail}"
             case Mismatch():
-                return f"pieces differ from the game: {_changes(event.remove, event.put_back)}"
+                return f"pieces differ from the game: {self._changes(event.remove, event.put_back)}"
             case LedFrame():
                 pixels = [event.pixels[i : i + 6] for i in range(0, len(event.pixels), 6)]
                 lit = sum(p != "000000" for p in pixels)
@@ -111,14 +149,13 @@ class Describer:
                 return f"match {event.match} stopped at move {event.seq}: {event.reason}"
         return f"{event.TYPE}"
 
-
-def _changes(remove: tuple[str, ...], put_back: tuple[str, ...]) -> str:
-    parts = []
-    if remove:
-        parts.append(f"take off {' '.join(remove)}")
-    if put_back:
-        parts.append(f"put back on {' '.join(put_back)}")
-    return ", ".join(parts) or "nothing to change"
+    def _changes(self, remove: tuple[str, ...], put_back: tuple[str, ...]) -> str:
+        parts = []
+        if remove:
+            parts.append(f"take off {self.places(remove)}")
+        if put_back:
+            parts.append(f"put back on {self.places(put_back)}")
+        return ", ".join(parts) or "nothing to change"
 
 
 def _word(value: Any) -> str:

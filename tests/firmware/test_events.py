@@ -109,3 +109,16 @@ def test_garbage_is_refused_with_a_reason(line, reason):
 def test_no_text_crashes_the_parser(text):
     with contextlib.suppress(ev.EventError):
         ev.event_from_json(text)
+
+
+def test_people_read_the_games_own_squares_and_board_squares_named_as_such():
+    """On r1, tic-tac-toe's b2 is board square f6: the log says b2, as the move does."""
+    from magboard.firmware.event_words import Describer
+    from magboard.firmware.events import GameStarted, Illegal, InHand
+
+    words = Describer()
+    words.text(GameStarted(0.0, "tic-tac-toe", {}, "r1", ("X", "O")))
+    lifted = words.text(InHand(1.0, 0, ("A1",), ("e5", "f6")))
+    assert lifted == "X lifted A1; may go a1 b2"
+    wrong = words.text(Illegal(2.0, 0, ("a12",), ("f6",), "two pieces moved"))
+    assert wrong == "illegal: take off board square a12, put back on b2 (two pieces moved)"
