@@ -96,7 +96,12 @@ class Describer:
             case Partial():
                 return f"{self.name(event.player)} is playing {' '.join(event.actions)} ..."
             case InHand():
-                where = self.places(event.targets) if event.targets else "nowhere: put it back"
+                where = (
+                    self.places(event.targets)
+                    if event.targets
+                    else "nowhere: put it back, or leave the last move's piece off to take "
+                    "that move back"
+                )
                 return (
                     f"{self.name(event.player)} lifted {self.places(event.lifted)}; may go {where}"
                 )

@@ -1375,7 +1375,7 @@
           : e.targets.length ? squares(e.targets) : null;
         state.need = {
           seat: e.player,
-          text: where ? `put the piece down on ${where}` : "nowhere legal to go: put the piece back",
+          text: where ? `put the piece down on ${where}` : "nowhere to play it: put it back, or leave the last move's piece off to take that move back",
           held: true, // until a move, or the hand puts it back where it was
         };
         break;
@@ -1690,7 +1690,7 @@
       case "in-hand":
         return e.targets.length
           ? `${nameOf(e.player)} lifted ${lifted(e.lifted)}; it may go to ${list(e.targets)}`
-          : `${nameOf(e.player)} lifted ${lifted(e.lifted)}; it has nowhere legal to go`;
+          : `${nameOf(e.player)} lifted ${lifted(e.lifted)}: nowhere to play it; put it back, or leave the last move's piece off to take that move back`;
       case "obligation":
         return `${nameOf(e.player)} must: ${e.detail} (${list(e.places)})`;
       case "illegal": {
