@@ -14,6 +14,7 @@ to be put back rather than freeze.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -27,7 +28,10 @@ here, so only a board far from every legal reading meets it."""
 MAX_SECONDS = 0.25
 """Computing time one search may take before the board gives up and asks for a put-back: a
 safety net far above what any reading here takes (a few milliseconds on this machine, ten
-times that on a Pi), short enough that the board never seems to freeze."""
+times that on a Pi), short enough that the board never seems to freeze. Counted in the
+process's own CPU time (`time.process_time`), and with the garbage collector paused for the
+search (which its node bound keeps small), so neither a machine busy with other work nor a
+collection of a large heap turns a search the board can make into a put-back."""
 
 
 class SearchLimitError(RuntimeError):
@@ -75,7 +79,7 @@ class Matcher:
         *,
         max_nodes: int = MAX_NODES,
         max_seconds: float = MAX_SECONDS,
-        timer: Callable[[], float] = time.perf_counter,
+        timer: Callable[[], float] = time.process_time,
     ) -> None:
         self.profile = profile
         self.max_nodes = max_nodes
@@ -110,6 +114,22 @@ class Matcher:
         search small. A position from which the profile says the frame cannot be reached is
         left unexplored; with `across`, a first turn may also be heading for one of the frames
         `passed` through (where its reply began), and without them it is not pruned."""
+        collecting = gc.isenabled()
+        gc.disable()  # a collection of the whole heap mid-search is no part of its cost
+        try:
+            return self._search(start, frame, changed, across, passed)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _search(
+        self,
+        start: State,
+        frame: int,
+        changed: frozenset[Cell],
+        across: Callable[[Reading], frozenset[Cell | str] | None] | None,
+        passed: Collection[int],
+    ) -> Found:
         render, may_become_any = self.profile.render, self.profile.may_become_any
         heading: Collection[int] = (frame,)
         if across is not None:

@@ -86,7 +86,7 @@ class Referee:
         *,
         takeback: bool = True,
         options: dict | None = None,
-        timer: Callable[[], float] = time.perf_counter,
+        timer: Callable[[], float] = time.process_time,
     ) -> None:
         self.profile = profile
         self.game = profile.game
