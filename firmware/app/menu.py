@@ -4,11 +4,11 @@ The `menu` button opens it when no choice of the rules is waiting (then `menu` t
 choice, as before). Each game that has a profile on this board is one square, in the order the
 games are registered, from a1 along the lattice row by row; the square of the game it points at
 glows bright, the others dim, in the first seat's colour. Then come the brightness levels, one
-square each. `seat-1` moves the highlight on, any other seat button moves it back; a short press
-of `menu` takes what it points at; a long press of `menu` (LONG_PRESS or more) or the `new`
-button leaves without changing anything. While it is open the game stands still: the buttons are
-the menu's, the pieces are still judged, and the lights are the menu's until it closes.
-"""
+square each, and the self-test (for the person at the board: the game waits meanwhile).
+`seat-1` moves the highlight on, any other seat button moves it back; a short press of `menu`
+takes what it points at; a long press of `menu` (LONG_PRESS or more) or the `new` button leaves
+without changing anything. While it is open the game stands still: the buttons are the menu's,
+the pieces are still judged, and the lights are the menu's until it closes."""
 
 from __future__ import annotations
 
@@ -41,6 +41,7 @@ class Kind(Enum):
     LEVEL = "brightness"
     START = "start"
     CHOICE = "option"
+    SELFTEST = "self-test"
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,8 @@ def entries(spec: BoardSpec) -> tuple[Entry, ...]:
     for level in LEVELS:
         if len(found) < len(cells):
             found.append(Entry(Kind.LEVEL, cells[len(found)], f"brightness {level:g}", level=level))
+    if len(found) < len(cells):
+        found.append(Entry(Kind.SELFTEST, cells[len(found)], "self-test"))
     return tuple(found[: len(cells)])
 
 
@@ -158,6 +161,10 @@ class Menu:
         if entry.kind is Kind.CHOICE:
             self.options[entry.option] = entry.value
             loop.emit(Note(now, f"menu: {entry.label}"))
+            return
+        if entry.kind is Kind.SELFTEST:
+            self.close(loop, now)
+            loop.selftest()
             return
         if entry.kind is Kind.GAME:
             page = option_entries(self.spec, entry.game)

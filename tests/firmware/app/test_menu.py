@@ -19,6 +19,7 @@ def test_each_game_profiled_on_the_board_has_one_square_then_the_levels():
         games = [e.label for e in found if e.kind is Kind.GAME]
         assert sorted(games) == sorted(g for g, board in profiled_pairs() if board == name)
         assert [e.level for e in found if e.kind is Kind.LEVEL] == list(LEVELS)
+        assert found[-1].kind is Kind.SELFTEST
         assert [e.place for e in found] == list(spec.cells[: len(found)])
         assert entries(spec) == found  # a fixed order, the same every time
 
@@ -47,3 +48,27 @@ def test_a_games_options_page_lists_the_values_it_can_offer_one_row_each():
     ]  # max_turns is a number: it keeps its default
     narrow = option_entries(load_board("mini"), get_game("tic-tac-cap"))
     assert [e.label for e in narrow] == ["start tic-tac-cap", "cover_own False", "cover_own True"]
+
+
+def test_the_self_test_is_taken_from_the_menu_with_the_buttons_alone():
+    from magboard.firmware.app.selftest import default_button
+    from magboard.firmware.events import Note
+    from magboard.sim.selftest_person import SelfTestPerson
+    from magboard.sim.session import SimSession
+
+    session = SimSession("r1", "tic-tac-toe")
+    session.start()  # an empty board: nothing to clear for the test
+
+    def press(button: str) -> None:
+        session.board.press(button)
+        session.run_for(0.1)
+        session.board.release(button)
+        session.run_for(0.3)
+
+    press("menu")
+    press("seat-2")  # back from the first entry: round to the last, the self-test
+    SelfTestPerson(session.board, default_button(session.spec))
+    press("menu")
+    notes = [e.text for e in session.events if isinstance(e, Note)]
+    assert "menu: closed" in notes
+    assert any(n.startswith("self-test: verdict: all") for n in notes), notes[-3:]
