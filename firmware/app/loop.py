@@ -15,6 +15,7 @@ from magboard.firmware.events import ButtonPressed, Event, FaultSurvived, LedFra
 from magboard.firmware.journal import Journal
 from magboard.firmware.lights import LedWriter
 from magboard.firmware.referee import Referee
+from magboard.firmware.referee.status import Phase
 from magboard.firmware.sensing import Debouncer, Scanner
 from magboard.hardware.interface import RGB, Board
 
@@ -27,6 +28,10 @@ from .unattended import Idle, Unattended
 
 FAULT_SHOWN = 5.0
 """Seconds the alert LED stays on after a fault the board survived."""
+
+HAND_HINT_AFTER = 15.0
+"""Seconds a piece may stay in the hand before the board says what may be wrong: a piece put
+down where the sensors cannot see it (on a piece as large, in Tic-Tac-Cap) looks held for ever."""
 
 JOURNAL_RETRY = 10.0
 """Seconds between tries to write a journal the disk refused (the alert is lit meanwhile)."""
@@ -56,6 +61,8 @@ class BoardLoop:
         self.journal = journal
         """Hears every event first: a move is on disk before anyone hears of it."""
         self._journal_retry = 0.0
+        self._hinted: float | None = None
+        """The in-hand status (by its start) already told it has lasted a while."""
         self.idle = Idle(unattended, board.clock.now()) if unattended else None
         self._attract_places = _wave(referee.profile.area)
         """The game's squares, diagonal by diagonal: the way attract mode's wave runs."""
@@ -138,6 +145,7 @@ class BoardLoop:
         clock_change = game_clock.next_change(now) if game_clock is not None else None
         idle_change = self.idle.next_wake(now) if self.idle is not None else None
         deadlines = (self.writer.next_deadline(), until, clock_change, idle_change)
+        deadlines += (self._hand_hint_at(),)
         wakes = [t for t in deadlines if t is not None]
         wake = min(wakes, default=None)
         reading = self.scanner.step(wake_at=wake)
@@ -165,9 +173,29 @@ class BoardLoop:
             referee.judge(reading.stable, now, stable=True)
         self._follow_clock(now, reading.debounced)
         self._left_alone(now)
+        self._hand_hint(now)
         self._light(now)
         if self.watchdog is not None:
             self.watchdog.watchdog(now)
+
+    def _hand_hint_at(self) -> float | None:
+        """When to say that a piece has been held a while, if it is held and not yet said."""
+        status = self.referee.status
+        if status.phase is not Phase.IN_HAND or self._hinted == status.since:
+            return None
+        return status.since + HAND_HINT_AFTER
+
+    def _hand_hint(self, now: float) -> None:
+        at = self._hand_hint_at()
+        if at is not None and now >= at:
+            self._hinted = self.referee.status.since
+            self.emit(
+                Note(
+                    now,
+                    "a piece has been in the hand a while: if it is down already, the board "
+                    "cannot see it where it is (on a piece as large, say): put it on a lit square",
+                )
+            )
 
     def _left_alone(self, now: float) -> None:
         """A finished game left standing long enough gives way to a new one."""

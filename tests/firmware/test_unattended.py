@@ -159,3 +159,24 @@ def test_a_missing_configuration_or_a_directory_is_one_line(tmp_path, capsys):
         assert main(["run", "--sim", "--config", str(path)]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and str(path) in err
+
+
+def test_a_piece_held_a_long_while_gets_a_hint_once():
+    """A piece put down where the sensors cannot see it (on a piece as large) looks held for
+    ever: after a while the board says what may be wrong, once."""
+    from magboard.firmware.app.loop import HAND_HINT_AFTER
+
+    session = SimSession("mini", "tic-tac-cap")
+    session.lay_out()
+    session.start()
+    session.settle()
+    slot = next(p for p in session.spec.slots if session.world.pieces_at(p))
+    piece = session.take(slot)
+    session.run_for(HAND_HINT_AFTER - 1)
+    hints = [e for e in session.events if isinstance(e, Note) and "in the hand" in e.text]
+    assert hints == []
+    session.run_for(HAND_HINT_AFTER)
+    hints = [e for e in session.events if isinstance(e, Note) and "in the hand" in e.text]
+    assert len(hints) == 1 and "cannot see it" in hints[0].text
+    session.give(slot, piece)
+    session.settle()
