@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from magboard.firmware.events import Note
 from magboard.firmware.games import Game
-from magboard.firmware.games.core import GameError
+from magboard.firmware.games.core import GameError, Option
 from magboard.firmware.games.registry import all_games
 from magboard.firmware.lights import View
 from magboard.firmware.profiles import ProfileError, profiled_pairs
@@ -76,15 +76,16 @@ def entries(spec: BoardSpec) -> tuple[Entry, ...]:
 
 def option_entries(spec: BoardSpec, game: Game) -> tuple[Entry, ...]:
     """A game's options page: `start` on a1, then one row of the lattice per option whose values
-    can be listed (its choices, or off and on), one square per value; an option with more values
-    than the row has squares keeps its default."""
+    can be listed (its choices, off and on, or a small range of numbers such as Magnetmen's
+    players), one square per value; an option with more values than the row has squares (a
+    seed, a turn limit) keeps its default."""
     width = 1 + max(cell[0] for cell in spec.cells)
     rows = 1 + max(cell[1] for cell in spec.cells)
     lit = set(spec.led_index)
     found = [Entry(Kind.START, (0, 0), f"start {game.name}", game=game)]
     row = 1
     for option in game.options:
-        values = (False, True) if isinstance(option.default, bool) else option.choices
+        values = _values(option)
         if len(values) < 2 or len(values) > width or row >= rows:
             continue
         places = [(column, row) for column in range(len(values))]
@@ -96,6 +97,16 @@ def option_entries(spec: BoardSpec, game: Game) -> tuple[Entry, ...]:
         ]
         row += 1
     return tuple(found)
+
+
+def _values(option: Option) -> tuple[Any, ...]:
+    if isinstance(option.default, bool):
+        return (False, True)
+    if option.choices:
+        return option.choices
+    if option.minimum is not None and option.maximum is not None:
+        return tuple(range(option.minimum, option.maximum + 1))
+    return ()
 
 
 class Menu:

@@ -46,6 +46,8 @@ def test_a_games_options_page_lists_the_values_it_can_offer_one_row_each():
         ((1, 2), "clock classic"),
         ((2, 2), "clock none"),
     ]  # max_turns is a number: it keeps its default
+    players = [e.label for e in option_entries(spec, get_game("magnetmen")) if "players" in e.label]
+    assert players == ["players 2", "players 3", "players 4"]  # a small range of numbers
     narrow = option_entries(load_board("mini"), get_game("tic-tac-cap"))
     assert [e.label for e in narrow] == ["start tic-tac-cap", "cover_own False", "cover_own True"]
 
