@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from magboard.firmware.games import Game, GameError, get_game
+from magboard.firmware.games import GameError, get_game
 from magboard.firmware.lights import LevelError
 from magboard.firmware.profiles import ProfileError
 
@@ -113,21 +113,10 @@ def carry_out(command: Command, loop: BoardLoop, now: float) -> None:
         return
     try:
         game = get_game(command.game) if command.game is not None else loop.referee.game
-        options = _options(game, command.options or {})
+        options = game.options_from_json(command.options or {})
         wiring.change_game(loop, game, options, now)
     except (GameError, ProfileError) as error:
         raise Refused(f"new-game: {error}") from None
-
-
-def _options(game: Game, given: Mapping[str, Any]) -> dict[str, Any]:
-    """Option values: JSON values of the option's type, or text read as `--option` reads it."""
-    values = {}
-    for name, value in given.items():
-        option = game.option(name)
-        if isinstance(value, str) and not isinstance(option.default, str):
-            value = option.parse(value)
-        values[name] = value
-    return game.resolve_options(values)
 
 
 def _short(value: Any, limit: int = 40) -> str:

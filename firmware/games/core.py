@@ -352,6 +352,18 @@ class Game:
             self.option(next(iter(given)))  # raises, naming the unknown option
         return resolved
 
+    def options_from_json(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Every option's value from a JSON object (the page's or a remote command's): JSON
+        values of the option's type, or text read as `--option` reads it; checked, and the
+        rest their defaults."""
+        values = {}
+        for name, value in given.items():
+            option = self.option(name)
+            if isinstance(value, str) and not isinstance(option.default, str):
+                value = option.parse(value)
+            values[name] = value
+        return self.resolve_options(values)
+
     def parse_options(self, pairs: list[str] | tuple[str, ...]) -> dict[str, Any]:
         """Reads `NAME=VALUE` pairs as typed on a command line."""
         values: dict[str, Any] = {}

@@ -55,7 +55,7 @@ from magboard.firmware.events import (
     Note,
     Obligation,
 )
-from magboard.firmware.games import Game, GameError, get_game
+from magboard.firmware.games import GameError, get_game
 from magboard.firmware.profiles import ProfileError
 from magboard.hardware.spec import BoardSpec, board_names, load_board
 
@@ -331,7 +331,7 @@ class BoardHost:
                     f"new-game: {game.name} cannot be played on board {spec.name} "
                     f"(it hosts {hosted})"
                 )
-            options = _options(game, given)
+            options = game.options_from_json(given)
         except GameError as error:
             raise CommandRefused(f"new-game: {error}") from None
         self.flush()
@@ -365,18 +365,6 @@ class BoardHost:
                         self.flush()
                 failed = text
             await asyncio.sleep(tick)
-
-
-def _options(game: Game, given: Mapping[str, Any]) -> dict[str, Any]:
-    """Option values from a page: JSON values of the option's type, or text to parse."""
-    values = {}
-    for name, value in given.items():
-        option = game.option(name)
-        if isinstance(value, str) and not isinstance(option.default, str):
-            value = option.parse(value)
-        values[name] = value
-    game.resolve_options(values)  # checks types, choices and bounds
-    return values
 
 
 # The web application.
