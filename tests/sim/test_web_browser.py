@@ -6,7 +6,7 @@ shown; and plays the games on 2x2 grid tiles, shifting and turning tiles with th
 them by mouse, button and key, and carrying a captured meeple to its pile. The banner says whose
 turn it is, what to put right (in the game's own square names) and the result; the board picker
 reaches every game on r1, each with its rules and the legend of the lights (a screenshot of each
-goes to docs/screenshots/); every control is on the screen of a phone and of a wall screen; and
+goes to $MAGBOARD_SCREENSHOTS, docs/screenshots for the README); every control is on the screen of a phone and of a wall screen; and
 the spectator view shows the board with nothing to press."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -596,7 +597,9 @@ def test_magnetmen_a_choice_made_on_the_page(board_page):
 
 # The banner, the rules, the board picker, the layouts and the spectator view.
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SCREENSHOTS = os.environ.get("MAGBOARD_SCREENSHOTS")
+"""Where the game screenshots go (docs/screenshots for the README); a test run's own folder
+otherwise, so a test run never changes the repository."""
 
 
 def banner(page) -> str:
@@ -658,12 +661,13 @@ def test_a_mistake_is_named_in_the_games_squares_on_a_large_board(browser):
         context.close()
 
 
-def test_the_board_picker_reaches_every_game_on_r1_and_shows_its_rules(page, server):
+def test_the_board_picker_reaches_every_game_on_r1_and_shows_its_rules(page, server, tmp_path):
     boards = {
         b["name"]: b for b in json.loads(page.evaluate("fetch('/boards').then(r => r.text())"))
     }
     rules_written = page.evaluate("fetch('/rules/lights').then(r => r.ok)")
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    shots = Path(SCREENSHOTS) if SCREENSHOTS else tmp_path
+    shots.mkdir(parents=True, exist_ok=True)
     page.set_viewport_size({"width": 1100, "height": 760})
     for game in [g["name"] for g in boards["r1"]["games"]]:
         page.select_option("#board-select", "r1")
@@ -695,7 +699,7 @@ def test_the_board_picker_reaches_every_game_on_r1_and_shows_its_rules(page, ser
             titles = {g["name"]: g["title"] for g in boards["r1"]["games"]}
             assert title and title.split()[0].lower() in titles[game].lower(), (game, title)
             assert page.locator("#lights table td").count() > 4
-        save_small(page.screenshot(scale="css", type="png"), SCREENSHOTS / f"{game}.png")
+        save_small(page.screenshot(scale="css", type="png"), shots / f"{game}.png")
     page.select_option("#board-select", "mini")
     assert page.locator("#game-select option").count() == len(boards["mini"]["games"])
     if rules_written:  # the panel opens, and says what the lights mean
