@@ -6,8 +6,9 @@ shown; and plays the games on 2x2 grid tiles, shifting and turning tiles with th
 them by mouse, button and key, and carrying a captured meeple to its pile. The banner says whose
 turn it is, what to put right (in the game's own square names) and the result; the board picker
 reaches every game on r1, each with its rules and the legend of the lights (a screenshot of each
-goes to $MAGBOARD_SCREENSHOTS, docs/screenshots for the README); every control is on the screen of a phone and of a wall screen; and
-the spectator view shows the board with nothing to press."""
+goes to $MAGBOARD_SCREENSHOTS, docs/screenshots for the README); every control is on the
+screen of a phone and of a wall screen; and the spectator view shows the board with nothing
+to press."""
 
 from __future__ import annotations
 
