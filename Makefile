@@ -15,12 +15,15 @@ $(STAMP): pyproject.toml setup.py
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	@touch $@
 
-# Rebuild the cffi extension in place whenever the C or its build script changes, or it is missing.
-ifeq ($(wildcard firmware/native/_lines.*.so),)
+# Rebuild the cffi extensions in place whenever their C or build scripts change, or one is missing
+# (each `firmware/native/build_NAME.py` makes `_NAME.*.so`).
+NATIVE_BUILDS := $(wildcard firmware/native/build_*.py)
+NATIVE_MISSING := $(foreach b,$(NATIVE_BUILDS),$(if $(wildcard firmware/native/_$(patsubst build_%.py,%,$(notdir $(b))).*.so),,$(b)))
+ifneq ($(NATIVE_MISSING),)
 .PHONY: $(NATIVE)
 endif
-$(NATIVE): firmware/native/lines.c firmware/native/lines.h firmware/native/build_lines.py | $(STAMP)
-	$(BIN)/python firmware/native/build_lines.py
+$(NATIVE): $(wildcard firmware/native/*.c firmware/native/*.h) firmware/native/cffi_build.py $(NATIVE_BUILDS) | $(STAMP)
+	@for b in $(NATIVE_BUILDS); do $(BIN)/python $$b || exit 1; done
 	@touch $@
 
 run: setup
@@ -82,4 +85,4 @@ lint: setup
 	$(BIN)/ruff format --check .
 
 clean:
-	rm -rf $(VENV) build *.egg-info firmware/native/_lines.*.so $(NATIVE)
+	rm -rf $(VENV) build *.egg-info firmware/native/_*.so $(NATIVE)

@@ -1,4 +1,7 @@
-"""Build glue that pyproject.toml cannot express: the package map and the cffi extension."""
+"""Build glue that pyproject.toml cannot express: the package map and the cffi extensions
+(one `firmware/native/build_*.py` each)."""
+
+from pathlib import Path
 
 from setuptools import find_packages, setup
 
@@ -17,5 +20,8 @@ setup(
         "magboard.sim": ["web/*.html", "web/*.js", "web/*.css"],
         "magboard.rules": ["*.md"],
     },
-    cffi_modules=["firmware/native/build_lines.py:ffibuilder"],
+    cffi_modules=[
+        f"{script.as_posix()}:ffibuilder"
+        for script in sorted(Path("firmware/native").glob("build_*.py"))
+    ],
 )
