@@ -10,7 +10,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-BENCHES = {"lines": "magboard.firmware.native.bench"}
+BENCHES = {
+    "lines": "magboard.firmware.native.bench",
+    "perft": "magboard.firmware.engine.perft_bench",
+    "ai": "magboard.firmware.engine.ai_bench",
+    "strength": "magboard.firmware.engine.strength_bench",
+}
 """`magboard bench NAME`: the module that measures it (`measure` and `format_report`)."""
 
 

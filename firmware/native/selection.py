@@ -7,6 +7,7 @@ fallback (c fails instead); python forces the fallback to test it on a machine t
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 from types import ModuleType
@@ -30,17 +31,16 @@ def requested(environ: dict[str, str] | None = None) -> str:
     return choice
 
 
-def load(choice: str) -> tuple[str, ModuleType]:
-    """The name ("c" or "python") and module of the line detector to use for `choice`."""
+def load(choice: str, kernel: str = "lines") -> tuple[str, ModuleType]:
+    """The name ("c" or "python") and module of a kernel (`c_<kernel>` or its pure-Python twin
+    `py_<kernel>`, beside this file) to use for `choice`."""
     if choice != "python":
         try:
-            from . import c_lines
+            module = importlib.import_module(f"{__package__}.c_{kernel}")
         except ImportError as exc:
             if choice == "c":
                 raise ImportError(f"{ENV_VAR}=c: {exc}") from exc
-            log.warning("%s; using the pure-Python line detector instead", exc)
+            log.warning("%s; using the pure-Python %s kernel instead", exc, kernel)
         else:
-            return "c", c_lines
-    from . import py_lines
-
-    return "python", py_lines
+            return "c", module
+    return "python", importlib.import_module(f"{__package__}.py_{kernel}")
