@@ -19,6 +19,7 @@ setup(
         "magboard.hardware": ["boards/*.toml", "magboard.service"],
         "magboard.sim": ["web/*.html", "web/*.js", "web/*.css"],
         "magboard.rules": ["*.md"],
+        "magboard.firmware.engine": ["tables/*.bin"],
     },
     cffi_modules=[
         f"{script.as_posix()}:ffibuilder"
