@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NATIVE := firmware/native/.built
 
-.PHONY: setup browser poppler systemd mosquitto run test bench perft-deep lint clean
+.PHONY: setup browser poppler systemd mosquitto run test bench strength perft-deep lint clean
 
 setup: $(STAMP) $(NATIVE)
 
@@ -73,8 +73,15 @@ test: setup browser poppler systemd mosquitto
 
 bench: setup
 	$(BIN)/magboard bench lines
+	$(BIN)/magboard bench perft
+	$(BIN)/magboard bench ai
 	$(BIN)/magboard bench pipeline
 	$(BIN)/magboard bench scan
+
+# How well the board plays, every game and seat: strong against random (200 games) and easy (100).
+# Long (tens of minutes on two cores); `magboard strength --help` for shorter runs.
+strength: setup
+	$(BIN)/magboard strength
 
 # Perft too deep for `make test`: Meeple Maneuver's depth 3 (4,129,536), engine against model.
 perft-deep: setup

@@ -1,15 +1,19 @@
-"""Two (or more) people at one terminal: the board drawn, moves typed in game notation."""
+"""Two (or more) people at one terminal, or people against the board's opponent (`--ai`): the
+board drawn, moves typed in game notation, the opponent's turns printed and played."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import TextIO
 
+from .engine.opponent import DEFAULT_BUDGET, AiSeat, Opponent
 from .games import Game, GameError, State
 
 HELP = """\
 Type a move in the game's notation (for example b2), or:
   moves   list the legal moves
-  undo    take back the last action
+  undo    take back the last action (against the board: your last move and its reply)
   help    show this text
   quit    leave the game"""
 
@@ -32,9 +36,27 @@ def describe_outcome(state: State) -> str:
     return f"{names} wins: {outcome.reason}."
 
 
-def play(game: Game, state: State, stdin: TextIO, stdout: TextIO) -> int:
-    """Runs a game to its end or until the players quit; returns the exit status."""
+def deciding(state: State) -> int:
+    """The seat whose decision the position waits for: a pending chooser, else the mover."""
+    return state.to_move if state.chooser is None else state.chooser
+
+
+def play(
+    game: Game,
+    state: State,
+    stdin: TextIO,
+    stdout: TextIO,
+    ai: AiSeat | None = None,
+    *,
+    budget: float | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+    seed: int | None = None,
+) -> int:
+    """Runs a game to its end or until the players quit; returns the exit status. With `ai`,
+    the opponent plays that seat: its turns are printed, then played."""
     history: list[State] = []
+    budget = DEFAULT_BUDGET if budget is None else budget
+    opponent = None if ai is None else Opponent(ai.level, clock=clock, budget=budget, seed=seed)
 
     def say(text: str = "") -> None:
         print(text, file=stdout, flush=True)
@@ -46,6 +68,14 @@ def play(game: Game, state: State, stdin: TextIO, stdout: TextIO) -> int:
         if state.outcome() is not None:
             say(describe_outcome(state))
             return 0
+        if ai is not None and opponent is not None and deciding(state) == ai.seat:
+            actions = opponent.choose(state)
+            shown = " ".join(str(a) for a in actions)
+            say(f"The board plays {game.seats[ai.seat]} ({ai.level.value}): {shown}")
+            history.append(state)
+            for action in actions:
+                state = state.apply(action)
+            continue
         say(describe_turn(state))
         stdout.write("> ")
         stdout.flush()
@@ -64,8 +94,10 @@ def play(game: Game, state: State, stdin: TextIO, stdout: TextIO) -> int:
         elif command in ("moves", "?"):
             say("Legal moves: " + " ".join(map(str, state.legal_actions())))
         elif command == "undo":
-            if history:
-                state = history.pop()
+            mine = [n for n, s in enumerate(history) if ai is None or deciding(s) != ai.seat]
+            if mine:
+                state = history[mine[-1]]
+                del history[mine[-1] :]
             else:
                 say("Nothing to take back.")
         else:

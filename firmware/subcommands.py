@@ -1,5 +1,6 @@
 """The firmware's subcommands of `magboard`: the rules at a terminal (games, perft, play), the
-referee on the Pi's board (run) and its self-test (selftest); its benchmark is `bench lines`.
+referee on the Pi's board (run) and its self-test (selftest), how well the board plays
+(strength); its benchmarks are `bench lines`, `bench perft` and `bench ai`.
 
 Cheap to import: each command imports what it needs when it runs, so listing the games never
 loads a driver.
@@ -14,7 +15,6 @@ BENCHES = {
     "lines": "magboard.firmware.native.bench",
     "perft": "magboard.firmware.engine.perft_bench",
     "ai": "magboard.firmware.engine.ai_bench",
-    "strength": "magboard.firmware.engine.strength_bench",
 }
 """`magboard bench NAME`: the module that measures it (`measure` and `format_report`)."""
 
@@ -39,8 +39,11 @@ def add(commands: argparse._SubParsersAction) -> None:
     perft.add_argument("depth", type=int)
     perft.set_defaults(run=_perft)
 
+    from .app.opponent_seat import add_arguments as add_ai_arguments
+
     play = add_game_options(commands.add_parser("play", help="play at this terminal"))
     play.add_argument("game")
+    add_ai_arguments(play)
     play.set_defaults(run=_play)
 
     run = add_game_options(commands.add_parser("run", help="referee a game on a board"))
@@ -50,6 +53,7 @@ def add(commands: argparse._SubParsersAction) -> None:
         help="the operator's configuration (/etc/magboard/magboard.toml on an installed board); "
         "flags given here win over it",
     )
+    add_ai_arguments(run)
     run.add_argument("--board", help="board name or file (default r1)")
     run.add_argument("--game", help="the game (default tic-tac-toe)")
     run.add_argument("--journal", metavar="PATH", help="the state database (the game, figures)")
@@ -118,6 +122,19 @@ def add(commands: argparse._SubParsersAction) -> None:
     )
     selftest.set_defaults(run=_selftest)
 
+    strength = commands.add_parser(
+        "strength", help="how well the board plays: strong against random and against easy"
+    )
+    strength.add_argument("--games", type=int, default=200, help="games against random a seat")
+    strength.add_argument("--easy-games", type=int, default=100, help="games against easy a seat")
+    strength.add_argument(
+        "--budget", type=float, default=0.1, metavar="SECONDS", help="strong's thinking a turn"
+    )
+    strength.add_argument("--game", action="append", default=[], help="only this game (repeat)")
+    strength.add_argument("--jobs", type=int, default=2, help="games played side by side")
+    strength.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    strength.set_defaults(run=_strength)
+
     stats = commands.add_parser("stats", help="what the board has been used for")
     stats.add_argument(
         "--journal",
@@ -146,6 +163,7 @@ def _games(args: argparse.Namespace) -> int:
 
 def _perft(args: argparse.Namespace) -> int:
     from .app.errors import CommandError
+    from .engine.linegames import encode, game_of, kernel
     from .games import get_game
     from .games.perft import perft_stream
 
@@ -159,7 +177,13 @@ def _perft(args: argparse.Namespace) -> int:
         raise CommandError(
             f"perft depth {args.depth} is past the longest {game.name} game ({longest} turns)"
         )
-    for depth, count in enumerate(perft_stream(state, args.depth), start=1):
+    engine = game_of(state)
+    if engine is not None:  # the three line games: the engine counts what the States count
+        position, count_turns = encode(state), kernel().perft
+        counts = (count_turns(engine, position, depth) for depth in range(1, args.depth + 1))
+    else:
+        counts = perft_stream(state, args.depth)
+    for depth, count in enumerate(counts, start=1):
         if count == 0:  # no game is this long: the depth asked for is past the game's length
             raise CommandError(
                 f"perft depth {args.depth} is past the longest {game.name} game ({depth - 1} turns)"
@@ -179,12 +203,31 @@ def _declared_longest(game, options: dict) -> int | None:
 
 
 def _play(args: argparse.Namespace) -> int:
+    from .app.opponent_seat import from_args, needs_seat
     from .games import get_game
     from .play import play
 
     game = get_game(args.game)
-    state = game.new_state(game.parse_options(args.option))
-    return play(game, state, sys.stdin, sys.stdout)
+    options = game.parse_options(args.option)
+    state = game.new_state(options)
+    seat, budget = from_args(args, game, options)
+    needs_seat(seat, budget)
+    return play(game, state, sys.stdin, sys.stdout, seat, budget=budget)
+
+
+def _strength(args: argparse.Namespace) -> int:
+    import json
+
+    from .app.errors import CommandError
+    from .engine.strength import format_report, measure
+    from .games import get_game
+
+    if min(args.games, args.easy_games, args.jobs) < 1 or not args.budget > 0:
+        raise CommandError("strength: games, easy games and jobs are 1 or more; budget over 0")
+    names = tuple(get_game(name).name for name in args.game)
+    result = measure(args.games, args.easy_games, args.budget, names, args.jobs)
+    print(json.dumps(result, indent=2) if args.json else format_report(result))
+    return 0 if all(s["passed"] for s in result["standings"]) else 1
 
 
 def _stats(args: argparse.Namespace) -> int:

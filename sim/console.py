@@ -11,7 +11,8 @@ tcp://HOST:PORT` connects out to a host listening there; `--link listen://HOST:P
 number of hosts (`magboard watch` and `magboard send` at once). With `--mqtt URL` it reports to an
 MQTT broker as a real board does (firmware/app/mqtt.py). With `--remote URL --seat SEAT` it plays
 one seat of a remote match (firmware/app/remote.py): the other board's moves are lit, and made here
-by typed commands."""
+by typed commands. With `--ai SEAT[:LEVEL]` the board plays that seat: its turns are lit, and
+made by typed commands as a person at the board would."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from magboard.firmware.app.board_player import Thinking
 from magboard.firmware.app.run import (
     RunRequest,
     open_link,
@@ -63,6 +65,8 @@ def run_console(request: RunRequest, *, leds: bool = False) -> int:
         sinks=[printer(leds)],
         unattended=request.unattended,
         match=request.journal.match,
+        ai=request.ai,
+        thinking=Thinking(budget=request.ai_budget),  # real time: the real clock
     )
     serial_link = open_link(request.link, session.loop) if request.link else None
     mqtt = remote = None

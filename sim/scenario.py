@@ -23,13 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from magboard.firmware.events import EVENT_TYPES, Event, LedFrame
+from magboard.firmware.app.board_player import Thinking, stepped_clock
+from magboard.firmware.events import EVENT_TYPES, Event, LedFrame, Obligation
 from magboard.firmware.games import END_TURN, GameError, State
 from magboard.firmware.profiles import ProfileError, TileStep
 from magboard.firmware.profiles import Step as HandStep
 from magboard.hardware.interface import RGB
 from magboard.hardware.spec import Cell, Place, place_label
 
+from .following import follow_lights, shows
 from .scenario_file import (
     MENTIONS,
     PRESS_HOLD,
@@ -91,6 +93,8 @@ class _Run:
             takeback=scenario.takeback,
             journal=journal,
             sinks=[self._record],
+            ai=scenario.ai,
+            thinking=Thinking(stepped_clock(), scenario.ai_budget, scenario.seed),
         )
         if scenario.bounce:
             self.session.world.bounce = Bounce()
@@ -206,15 +210,34 @@ class _Run:
                 world.kill_led(step.value)
             elif step.action == "bounce":
                 world.bounce = Bounce() if step.value else None
+            elif step.action == "follow":
+                if not self._follow(step):
+                    return False
+                end = session.clock.now()
             elif step.action == "restart":
                 self.session = session.restart(seed=self.scenario.seed, sinks=[self._record])
                 for expander in self.dead:  # new electronics, the same dead chip
                     self._plug(expander, False)
         except (WorldError, ProfileError) as error:
             raise self.fail(f"{step.where}.{step.action}", f"at t={step.at:g}: {error}") from None
-        if step.action == "play":
+        if step.action in ("play", "follow"):
             self.busy_until, self.last_play = end, step
         self.quiet_from = max(self.quiet_from, end)
+        return True
+
+    def _follow(self, step: Step) -> bool:
+        """`follow = true`: hands make the move the board last asked for (its latest
+        `obligation`) by reading the lights alone, under its places and the trays (a piece put
+        back meanwhile is lit there); False, with a failure, if the board asks for nothing."""
+        asked = next((e for e in reversed(self.events) if isinstance(e, Obligation)), None)
+        if asked is None or self.session.referee.owed is None:
+            self.failures.append(
+                f"{step.where}: at t={step.at:g} the board asks for no move to follow "
+                f"(the referee's position, after {list(self.session.referee.played)})"
+            )
+            return False
+        slots = [place_label(slot) for slot in self.session.spec.slots]
+        follow_lights(self.session, [*asked.places, *slots], step.extra["pause"])
         return True
 
     def _tile(self, cell: Cell) -> Tile:
@@ -340,18 +363,6 @@ def _way(path: Sequence[Place]) -> tuple[int, int]:
     """The step from one cell to the next along a straight path."""
     (c0, r0), (c1, r1) = path[0], path[1]
     return c1 - c0, r1 - r0
-
-
-def shows(seen: RGB, colour: RGB) -> bool:
-    """Whether an LED shows `colour` at some brightness: dark for "off"; else lit, with every
-    channel in the colour's proportions (the driver's brightness and rounding aside)."""
-    if max(colour) == 0:
-        return max(seen) == 0
-    if max(seen) == 0:
-        return False
-    scale = max(seen) / max(colour)
-    tolerance = max(2.0, 0.06 * max(seen))
-    return all(abs(s - c * scale) <= tolerance for s, c in zip(seen, colour, strict=True))
 
 
 def _hex(colour: RGB) -> str:

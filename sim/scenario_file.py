@@ -14,7 +14,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Any, get_args, get_origin, get_type_hints
 
 from magboard.firmware.app.errors import CommandError
 from magboard.firmware.events import EVENT_TYPES, Event
@@ -33,6 +33,9 @@ from magboard.hardware.spec import (
 
 from .session import HAND_PAUSE, TURNS
 from .world import STEPS, SensorRef
+
+if TYPE_CHECKING:
+    from magboard.firmware.engine.opponent import AiSeat
 
 SLIDE_STEP = 0.12
 PRESS_HOLD = 0.1
@@ -53,6 +56,8 @@ TOP_KEYS = (
     "expect",
     "forbid",
     "expect_leds",
+    "ai",
+    "ai_budget",
 )
 ACTIONS: Mapping[str, tuple[str, ...]] = {
     "lift": (),
@@ -71,6 +76,7 @@ ACTIONS: Mapping[str, tuple[str, ...]] = {
     "kill_led": (),
     "bounce": (),
     "restart": (),
+    "follow": ("pause",),
 }
 """Each step's action key, and the other keys that action may take besides `at`."""
 TILE_WAYS: Mapping[str, tuple[str, ...]] = {"shift_tile": tuple(STEPS), "turn_tile": TURNS}
@@ -190,6 +196,10 @@ class Scenario:
     expect: tuple[EventPattern, ...]
     forbid: tuple[EventPattern, ...]
     expect_leds: tuple[LedCheck, ...]
+    ai: AiSeat | None = None
+    """The seat the board plays itself, if any."""
+    ai_budget: float | None = None
+    """Its thinking time per turn, by a stepped clock (None: the opponent's default)."""
 
     @property
     def name(self) -> str:
@@ -285,6 +295,12 @@ class _Reader:
         takeback = self.get(data, "takeback", bool, "", True)
         bounce = self.get(data, "bounce", bool, "", False)
         until = self.number(data, "until", "", None)
+        ai = self.ai(data, options)
+        ai_budget = self.number(data, "ai_budget", "", None)
+        if ai_budget is not None and ai is None:
+            raise self.fail("ai_budget", "is the thinking time of ai: give ai too")
+        if ai_budget == 0:
+            raise self.fail("ai_budget", "must be more than 0, not 0")
         steps = tuple(self.step(where, item) for where, item in self.tables(data, "steps"))
         for previous, step in itertools.pairwise(steps):
             if step.at < previous.at:
@@ -316,7 +332,26 @@ class _Reader:
             expect,
             forbid,
             leds,
+            ai,
+            ai_budget,
         )
+
+    def ai(self, data: Mapping[str, Any], options: Mapping[str, Any]) -> AiSeat | None:
+        """`ai = "SEAT[:LEVEL]"`: the seat the board plays, read as `--ai` reads it."""
+        from magboard.firmware.engine.opponent import AiSpecError, parse_ai
+
+        text = self.get(data, "ai", str, "", None)
+        if text is None:
+            return None
+        try:
+            seat = parse_ai(text, self.game)
+        except AiSpecError as error:
+            raise self.fail("ai", str(error)) from None
+        players = self.game.new_state(options).players
+        if seat.seat >= players:
+            seats = ", ".join(self.game.seats[:players])
+            raise self.fail("ai", f"this {self.game.title} is played by {seats}")
+        return seat
 
     def _board_path(self, board: str) -> str | Path:
         if board.endswith(".toml"):
@@ -392,6 +427,11 @@ class _Reader:
             value = self.led(raw, path)[1]
         elif action == "bounce":
             value = self.check(raw, bool, path)
+        elif action == "follow":
+            if raw is not True:
+                raise self.fail(path, f"must be true, not {raw!r}")
+            value = True
+            extra["pause"] = self.positive(item, "pause", where, HAND_PAUSE)
         else:  # restart
             if raw is not True:
                 raise self.fail(path, f"must be true, not {raw!r}")

@@ -8,9 +8,10 @@ import random
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from magboard.firmware.app import wiring
+from magboard.firmware.app.board_player import Thinking, stepped_clock
 from magboard.firmware.app.loop import BoardLoop
 from magboard.firmware.app.unattended import Unattended
 from magboard.firmware.events import Event
@@ -24,6 +25,9 @@ from .board import SimBoard
 from .clock import VirtualClock
 from .world import Direction, Piece, World
 from .world import PieceKind as WorldKind
+
+if TYPE_CHECKING:
+    from magboard.firmware.engine.opponent import AiSeat
 
 PLAYER_COLOURS = ((40, 90, 255), (255, 120, 20), (0, 200, 80), (220, 0, 200))
 NEUTRAL = (200, 200, 200)
@@ -58,6 +62,8 @@ class SimSession:
         unattended: Unattended | None = None,
         calendar: float | None = None,
         match: str | None = None,
+        ai: AiSeat | None = None,
+        thinking: Thinking | None = None,
     ) -> None:
         self.spec = board if isinstance(board, BoardSpec) else load_board(board)
         self.game = get_game(game)
@@ -82,6 +88,11 @@ class SimSession:
         self.referee: Referee = table.referee
         self.loop: BoardLoop = table.loop
         self.initial: State = self.referee.initial
+        # The board's thinking runs by a stepped clock unless told otherwise: the same run on
+        # any machine, however busy.
+        self.loop.thinking = thinking or Thinking(clock=stepped_clock(), seed=seed)
+        if ai is not None:
+            self.loop.set_opponent(ai)
         if world is None:
             world = World(self.board, seed)
         else:
@@ -211,6 +222,8 @@ class SimSession:
             world=self.world,
             calendar=self.calendar,
             match=self.journal.match if self.journal else None,
+            ai=self.loop.player.seat if self.loop.player else None,
+            thinking=self.loop.thinking,
             **{"unattended": self.loop.idle.settings if self.loop.idle else None, **changes},
         )
         session.board.dead_leds |= self.board.dead_leds  # LEDs are hardware: dead stays dead

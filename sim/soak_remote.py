@@ -59,7 +59,7 @@ from magboard.firmware.lights.palette import DEFAULT
 from magboard.firmware.profiles import Step
 from magboard.hardware.spec import BoardSpec, Place, load_board, place_label
 
-from .scenario import shows
+from .following import follow_lights, shows
 from .session import SimSession
 from .soak import ACCEPT_WAIT, HAND_PAUSE, GameSoak, Tally
 
@@ -80,8 +80,6 @@ STEP = 0.05
 """Virtual seconds each board runs between two looks at the network."""
 RECONNECT = (0.1, 0.5)
 """The boards' reconnection delays here: a broker on this machine is back at once."""
-WATCH = 1.0
-"""Virtual seconds a person watches the lights before acting: a slow blink's whole period."""
 
 
 class Broker(Protocol):
@@ -90,46 +88,6 @@ class Broker(Protocol):
     def url(self, user: str) -> str: ...
 
     def restart(self) -> None: ...
-
-
-# Following the lights.
-
-
-def follow_lights(session: SimSession, places: Sequence[str], pause: float = HAND_PAUSE) -> int:
-    """What a person does who sees the board ask for a move made elsewhere: watches the LEDs
-    under `places` for a blink's period, then takes a piece from each place blinking red and
-    puts it on each place blinking in a seat's colour (a piece already in the hand first).
-    Returns how many pieces were put down."""
-    spec = session.spec
-    by_label = {place_label(p): p for p in spec.led_index if not isinstance(p, str)}
-    watched = [by_label[label] for label in places if label in by_label]
-    take: list[Place] = []
-    put: list[Place] = []
-    for _ in range(round(WATCH / 0.1)):
-        leds = session.board.visible_leds()
-        for place in watched:
-            seen = leds[spec.led_index[place]]
-            if shows(seen, DEFAULT.remove) and place not in take:
-                take.append(place)
-            elif place not in put and any(shows(seen, c) for c in DEFAULT.players):
-                put.append(place)
-        session.run_for(0.1)
-    world, done = session.world, 0
-    for target in put:
-        if world.hand:
-            piece = world.hand[-1]
-        elif take:
-            piece = world.lift(take.pop(0))
-            session.run_for(pause / 2)
-        else:
-            break
-        world.put(target, piece)
-        session.run_for(pause / 2)
-        done += 1
-    for source in take:  # taken off, nowhere to go: into the box
-        world.put_away(world.lift(source))
-        session.run_for(pause / 2)
-    return done
 
 
 # The figures.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from magboard.firmware.app.opponent_seat import add_arguments as add_ai_arguments
 from magboard.firmware.subcommands import add_game_options
 
 BENCHES = {"pipeline": "magboard.sim.pipeline_bench", "scan": "magboard.sim.scan_bench"}
@@ -40,6 +41,7 @@ def add(commands: argparse._SubParsersAction) -> None:
     sim = add_game_options(commands.add_parser("sim", help="a simulated board in the browser"))
     sim.add_argument("--board", default="mini", help="board name or file (default mini)")
     sim.add_argument("--game", default="tic-tac-toe")
+    add_ai_arguments(sim)
     sim.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     sim.add_argument("--port", type=int, default=8800, help="port to listen on (8800; 0: any)")
     sim.add_argument("--open", action="store_true", help="open the page in a web browser")

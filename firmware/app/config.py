@@ -40,6 +40,9 @@ class Config:
     link: str | None = None
     unattended: Unattended | None = None
     mqtt: MqttConfig | None = None
+    ai: str | None = None
+    """The seat the board plays, `SEAT[:LEVEL]`, checked against the game when it is known."""
+    ai_budget: float | None = None
 
 
 @dataclass(frozen=True)
@@ -71,7 +74,15 @@ def load_config(path: Path) -> Config:
     return _config(Path(path), data)
 
 
-_TOP = {"board": str, "game": str, "takeback": bool, "journal": str, "link": str}
+_TOP = {
+    "board": str,
+    "game": str,
+    "takeback": bool,
+    "journal": str,
+    "link": str,
+    "ai": str,
+    "ai_budget": float,
+}
 _SECTIONS = {"options", "unattended", "mqtt"}
 _UNATTENDED = ("attract_after", "reset_after")
 _MQTT = ("url", "board_id", "ca_file")
@@ -83,7 +94,12 @@ def _config(path: Path, data: dict[str, Any]) -> Config:
 
     for key, value in data.items():
         if key in _TOP:
-            if not isinstance(value, _TOP[key]):
+            if _TOP[key] is float:
+                if isinstance(value, bool) or not isinstance(value, int | float):
+                    raise refuse(key, f"is a number of seconds, not {value!r}")
+                if not math.isfinite(value) or value <= 0:
+                    raise refuse(key, f"is a number of seconds, more than 0, not {value!r}")
+            elif not isinstance(value, _TOP[key]):
                 raise refuse(key, f"is {_kind(_TOP[key])}, not {value!r}")
         elif key in _SECTIONS:
             if not isinstance(value, dict):
@@ -91,7 +107,7 @@ def _config(path: Path, data: dict[str, Any]) -> Config:
         else:
             known = ", ".join([*_TOP, *sorted(_SECTIONS)])
             raise refuse(key, f"is not a setting (the settings: {known})")
-    for key in ("board", "game", "journal", "link"):
+    for key in ("board", "game", "journal", "link", "ai"):
         if data.get(key) == "":
             raise refuse(key, "is empty")
     seconds: dict[str, float | None] = {}
@@ -119,6 +135,8 @@ def _config(path: Path, data: dict[str, Any]) -> Config:
         link=data.get("link"),
         unattended=Unattended(**seconds),
         mqtt=mqtt,
+        ai=data.get("ai"),
+        ai_budget=float(data["ai_budget"]) if "ai_budget" in data else None,
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from magboard.firmware.clocks import GameClock, Stage
 from magboard.firmware.events import ButtonPressed, Event, FaultSurvived, LedFrame, Note
@@ -19,12 +20,16 @@ from magboard.firmware.referee.status import Phase
 from magboard.firmware.sensing import Debouncer, Scanner
 from magboard.hardware.interface import RGB, Board
 
+from .board_player import BoardPlayer, Thinking
 from .menu import MENU, Menu
 from .notify import Notifier
 from .selftest import run_selftest
 from .selftest_command import instructions
 from .selftest_report import SelfTestReport
 from .unattended import Idle, Unattended
+
+if TYPE_CHECKING:
+    from magboard.firmware.engine.opponent import AiSeat
 
 FAULT_SHOWN = 5.0
 """Seconds the alert LED stays on after a fault the board survived."""
@@ -87,7 +92,29 @@ class BoardLoop:
         and judges keeps the service alive."""
         self.menu = Menu(board.spec)
         """The LED menu the `menu` button opens: another game chosen with the buttons alone."""
+        self.thinking = Thinking()
+        """How the board thinks when it plays a seat (`set_opponent`)."""
+        self.player: BoardPlayer | None = None
+        """The seat the board plays, if any: its turn is chosen as soon as it is due."""
         referee.emit = self.emit
+
+    def set_opponent(self, seat: AiSeat | None, now: float | None = None) -> None:
+        """The board plays `seat` from now on (None: people play every seat). Given `now`, in
+        a running game, its turn is chosen at once if it is due."""
+        self.player = None if seat is None else BoardPlayer(seat, self.thinking)
+        if self.player is None:
+            self.referee.play_against(())
+            return
+        if not self.player.fits(self.referee):
+            raise ValueError(f"{self.referee.game.title} has no seat {seat.seat + 1}")
+        self.player.join(self.referee)
+        if now is not None:
+            self._board_plays(now)
+
+    def _board_plays(self, now: float) -> None:
+        """The board's own turn, if it is due and the menu is not in the way."""
+        if self.player is not None and not self.menu.open:
+            self.player.play(self.referee, now, self.scanner.debouncer.debounced)
 
     def emit(self, event: Event) -> None:
         journal = self.journal
@@ -118,6 +145,7 @@ class BoardLoop:
         first = self.board.scan()
         self.scanner.debouncer.reset(first.frame, now)
         self.referee.check_board(first.frame, now)
+        self._board_plays(now)
         self._follow_clock(now, first.frame)
         self._light(now)
 
@@ -171,6 +199,7 @@ class BoardLoop:
             referee.judge(reading.debounced, now, stable=False)
         if reading.stable is not None:
             referee.judge(reading.stable, now, stable=True)
+        self._board_plays(now)
         self._follow_clock(now, reading.debounced)
         self._left_alone(now)
         self._hand_hint(now)
@@ -234,6 +263,7 @@ class BoardLoop:
         """Starts the game again, as the `new` button does (without the button)."""
         self.referee.new_game(now, self.scanner.debouncer.debounced)
         self.scanner.debouncer.forget_stable()
+        self._board_plays(now)
 
     def change_game(self, referee: Referee, game_clock: GameClock | None, now: float) -> None:
         """Another game, or the same with other options, on this board at once (a command from
@@ -241,6 +271,18 @@ class BoardLoop:
         left standing are lit until cleared, and nothing of the old game carries over."""
         self.referee = referee
         referee.emit = self.emit
+        player = self.player
+        if player is not None and player.fits(referee):
+            player.join(referee)
+        elif player is not None:
+            self.player = None
+            self.emit(
+                Note(
+                    now,
+                    f"the board plays no one: {referee.game.title} has no seat "
+                    f"{player.seat.seat + 1}",
+                )
+            )
         self.game_clock = game_clock
         self._clock_stage = None
         self._flagged = None
@@ -249,6 +291,7 @@ class BoardLoop:
         debouncer.settle = referee.profile.settle
         referee.new_game(now, debouncer.debounced)
         debouncer.forget_stable()
+        self._board_plays(now)
 
     def _follow_clock(self, now: float, raw: int) -> None:
         """Keeps the game clock in step with the position; a fallen flag is the rules' to

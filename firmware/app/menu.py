@@ -5,6 +5,8 @@ choice, as before). Each game that has a profile on this board is one square, in
 games are registered, from a1 along the lattice row by row; the square of the game it points at
 glows bright, the others dim, in the first seat's colour. Then come the brightness levels, one
 square each, and the self-test (for the person at the board: the game waits meanwhile).
+A game's options page ends with the opponent: along the top row, nobody or the seat the board
+plays; on the row below, how well it plays (where the board has the rows to spare).
 `seat-1` moves the highlight on, any other seat button moves it back; a short press of `menu`
 takes what it points at; a long press of `menu` (LONG_PRESS or more) or the `new` button leaves
 without changing anything. While it is open the game stands still: the buttons are the menu's,
@@ -24,6 +26,8 @@ from magboard.firmware.lights import View
 from magboard.firmware.profiles import ProfileError, profiled_pairs
 from magboard.hardware.spec import BoardSpec, Place
 
+from .board_player import BoardPlayer
+
 if TYPE_CHECKING:
     from .loop import BoardLoop
 
@@ -42,6 +46,8 @@ class Kind(Enum):
     START = "start"
     CHOICE = "option"
     SELFTEST = "self-test"
+    OPPONENT = "opponent"
+    STRENGTH = "opponent level"
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,31 @@ def option_entries(spec: BoardSpec, game: Game) -> tuple[Entry, ...]:
     return tuple(found)
 
 
+def opponent_entries(spec: BoardSpec, game: Game, below: int) -> tuple[Entry, ...]:
+    """The opponent on a game's options page, above row `below` (the options' rows): nobody
+    then each seat along the top row, the levels along the row under it; either row left out
+    where it does not fit (the board then plays at its normal level)."""
+    from magboard.firmware.engine.opponent import Level
+
+    width = 1 + max(cell[0] for cell in spec.cells)
+    top = max(cell[1] for cell in spec.cells)
+    seats = game.seats[: game.new_state(game.resolve_options({})).players]
+    rows = [
+        (Kind.OPPONENT, [("nobody", None), *((name, n) for n, name in enumerate(seats))]),
+        (Kind.STRENGTH, [(level.value, level) for level in Level]),
+    ]
+    found: list[Entry] = []
+    for row, (kind, values) in zip(range(top, below - 1, -1), rows, strict=False):
+        places = [(column, row) for column in range(len(values))]
+        if len(values) > width or not all(place in spec.led_index for place in places):
+            break
+        found += [
+            Entry(kind, place, f"{kind.value} {label}", value=value)
+            for place, (label, value) in zip(places, values, strict=True)
+        ]
+    return tuple(found)
+
+
 def _values(option: Option) -> tuple[Any, ...]:
     if isinstance(option.default, bool):
         return (False, True)
@@ -119,6 +150,8 @@ class Menu:
         """The page shown: the games and levels, or a game's options."""
         self.options: dict[str, Any] = {}
         """The options chosen so far on a game's options page."""
+        self.opponent: dict[Kind, Any] = {}
+        """The opponent chosen so far there: its seat (None: nobody) and its level."""
         self.open = False
         self.at = 0
         self.since = 0.0
@@ -179,21 +212,44 @@ class Menu:
             return
         if entry.kind is Kind.GAME:
             page = option_entries(self.spec, entry.game)
+            below = 1 + max(e.place[1] for e in page)
+            page += opponent_entries(self.spec, entry.game, below)
             if len(page) > 1:
                 self.entries, self.at, self.options = page, 0, {}
+                self.opponent = _current_opponent(loop)
                 loop.emit(Note(now, f"menu: {page[0].label}"))
                 return
+        if entry.kind in (Kind.OPPONENT, Kind.STRENGTH):
+            self.opponent[entry.kind] = entry.value
+            loop.emit(Note(now, f"menu: {entry.label}"))
+            return
         # Imported here: wiring builds loops, so the loop's module cannot import it at load.
         from . import wiring
 
         self.close(loop, now)
+        before = loop.player
+        if entry.kind is Kind.START:
+            loop.player = self._player(loop)
         try:
             wiring.change_game(loop, entry.game, dict(self.options), now)
         except (GameError, ProfileError) as error:
+            loop.player = before
             loop.emit(Note(now, f"menu: {entry.label} cannot start: {error}"))
+
+    def _player(self, loop: BoardLoop) -> BoardPlayer | None:
+        """The board's player the opponent page asks for."""
+        from magboard.firmware.engine.opponent import AiSeat, Level
+
+        seat = self.opponent.get(Kind.OPPONENT)
+        if seat is None:
+            return None
+        level = self.opponent.get(Kind.STRENGTH) or Level.NORMAL
+        return BoardPlayer(AiSeat(seat, level), loop.thinking)
 
     def chosen(self, entry: Entry) -> bool:
         """Whether an option's value is the one the game would start with."""
+        if entry.kind in (Kind.OPPONENT, Kind.STRENGTH):
+            return self.opponent.get(entry.kind) == entry.value
         if entry.kind is not Kind.CHOICE:
             return False
         game = self.entries[0].game
@@ -215,3 +271,13 @@ class Menu:
             last_mover=0 if chosen else None,
             since=self.since,
         )
+
+
+def _current_opponent(loop: BoardLoop) -> dict[Kind, Any]:
+    """What the opponent page starts from: the board's player now, if any."""
+    from magboard.firmware.engine.opponent import Level
+
+    player = loop.player
+    if player is None:
+        return {Kind.OPPONENT: None, Kind.STRENGTH: Level.NORMAL}
+    return {Kind.OPPONENT: player.seat.seat, Kind.STRENGTH: player.seat.level}

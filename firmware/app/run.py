@@ -21,7 +21,8 @@ from magboard.firmware.games import Game, GameError, get_game
 from magboard.firmware.journal import Journal, Resume
 from magboard.hardware.spec import BoardSpec, BoardSpecError, load_board
 
-from . import wiring
+from . import opponent_seat, wiring
+from .board_player import Thinking
 from .config import DEFAULT_JOURNAL, Config, ConfigError, load_config
 from .errors import CommandError
 from .link import POLL as LINK_POLL
@@ -34,6 +35,8 @@ from .selftest import default_button
 from .unattended import Unattended
 
 if TYPE_CHECKING:
+    from magboard.firmware.engine.opponent import AiSeat
+
     from .mqtt import MqttLink
     from .remote import RemoteMatch
 
@@ -57,6 +60,10 @@ class RunRequest:
     """The remote match this board plays a seat of (firmware/app/remote.py), if any."""
     seat: str | None = None
     """The seats played on this board in the remote match, as `--seat` names them."""
+    ai: AiSeat | None = None
+    """The seat the board plays itself (`--ai`), if any."""
+    ai_budget: float | None = None
+    """Its thinking time per turn, in seconds (None: the opponent's default)."""
 
 
 def request_of(args: argparse.Namespace) -> RunRequest:
@@ -87,6 +94,9 @@ def request_of(args: argparse.Namespace) -> RunRequest:
     else:
         options = game.resolve_options(given)
     remote, seat, match = remote_of(args, game, options)
+    ai, ai_budget = ai_of(args, config, game, options)
+    if ai is not None and remote is not None:
+        raise CommandError("--ai and --remote: the board plays a seat, or another board does")
     path = Path(args.journal or config.journal or DEFAULT_JOURNAL).expanduser()
     journal = Journal(path, match=match)
     resume = resumable(journal.load(), game, spec, options, match)
@@ -104,7 +114,23 @@ def request_of(args: argparse.Namespace) -> RunRequest:
         mqtt=mqtt_of(args, config),
         remote=remote,
         seat=seat,
+        ai=ai,
+        ai_budget=ai_budget,
     )
+
+
+def ai_of(
+    args: argparse.Namespace, config: Config, game: Game, options: dict[str, Any]
+) -> tuple[AiSeat | None, float | None]:
+    """`--ai` and `--ai-budget` over the file's `ai` and `ai_budget` (a mistake in the file is
+    refused naming the file and the key)."""
+    seat, budget = opponent_seat.from_args(args, game, options)
+    if getattr(args, "ai", None) is None and config.ai is not None:
+        seat = opponent_seat.seat_of(config.ai, game, f"{args.config}: ai", options)
+    if getattr(args, "ai_budget", None) is None and config.ai_budget is not None:
+        budget = config.ai_budget
+    opponent_seat.needs_seat(seat, budget)
+    return seat, budget
 
 
 def remote_of(
@@ -177,6 +203,7 @@ def main(args: argparse.Namespace) -> int:
         link = open_link(request.link, table.loop) if request.link else None
         mqtt = open_mqtt(request.mqtt, table.loop) if request.mqtt else None
         remote = open_remote(request, table.loop) if request.remote else None
+        _set_opponent(table.loop, request)
         resume = request.resume
         table.loop.start(*((resume.actions, resume.reserves) if resume else ()))
         if notifier is not None:  # set up and lit: systemd may count the board as started
@@ -204,6 +231,14 @@ def main(args: argparse.Namespace) -> int:
         request.journal.close()
         board.close()
     return 0
+
+
+def _set_opponent(loop: BoardLoop, request: RunRequest) -> None:
+    """The board plays the seat asked for, thinking by the real clock (the menu may choose
+    one later, thinking alike)."""
+    loop.thinking = Thinking(budget=request.ai_budget)
+    if request.ai is not None:
+        loop.set_opponent(request.ai)
 
 
 def _look_every(

@@ -105,6 +105,9 @@ class Referee:
         """While clearing: the next game was already announced (by `new`)."""
         self.seats: frozenset[int] | None = None
         """In a remote match, the seats whose pieces are moved on this board (None: all)."""
+        self.board_seats: frozenset[int] = frozenset()
+        """The seats the board itself plays (`play_against`): their turns arrive by
+        `board_move` and are made by hand like a remote board's; games go on one after another."""
         self._owed: Owed | None = None
         self.status = Status(Phase.PLAY, 0.0, initial.to_move)
 
@@ -195,7 +198,7 @@ class Referee:
     def new_game(self, now: float, raw: int | None = None) -> None:
         """`new`: a fresh game at once; if pieces are left on the board, they are lit until
         cleared, and nothing left over counts as a move."""
-        if self.seats is not None:
+        if self.remote:
             self.emit(Note(now, f"refused: new game: {ONE_GAME}"))
             return
         self.start(now)
@@ -243,8 +246,7 @@ class Referee:
         lifted = profile.lifted_from(frame, self.position)
         if not self.plays_here(self.position.to_move):
             if stable and lifted is None:
-                name = self.game.seats[self.position.to_move]
-                self._illegal(raw, now, f"{name} plays on the other board: put this back and wait")
+                self._illegal(raw, now, f"{self._elsewhere()}: put this back and wait")
             return
         if not stable:
             if lifted is not None:
@@ -416,7 +418,7 @@ class Referee:
             self._show_clearing(raw, now)
 
     def _next_game(self, frame: int, now: float) -> None:
-        if self.seats is not None:  # one game a remote match: the cleared board stays dark
+        if self.remote:  # one game a remote match: the cleared board stays dark
             if self.status.phase != Phase.CLEARING or self.status.difference:
                 self._clearing = True
                 self._reported = None
@@ -489,6 +491,8 @@ class Referee:
             raise ChoiceError("no choice is waiting: the board shows what to do")
         if not self.plays_here(self.position.chooser):
             name = self.game.seats[self.position.chooser]
+            if self.position.chooser in self.board_seats:
+                raise ChoiceError(f"the board chooses for {name}")
             raise ChoiceError(f"{name} chooses on the other board")
         action = self.position.parse_action(text)
         if action not in self.position.choices():
@@ -703,6 +707,63 @@ class Referee:
         return self.seats is None or seat is None or seat in self.seats
 
     @property
+    def remote(self) -> bool:
+        """A remote match: one game, shared with another board."""
+        return self.seats is not None and not self.board_seats
+
+    def _elsewhere(self) -> str:
+        """Who has the move that is not made here: the board itself, or the other board."""
+        name = self.game.seats[self.position.to_move]
+        if self.position.to_move in self.board_seats:
+            return f"the board plays {name}"
+        return f"{name} plays on the other board"
+
+    # The board as a player: its turns come as a remote board's do, and hands make them.
+
+    def play_against(
+        self, seats: Iterable[int], now: float | None = None, raw: int | None = None
+    ) -> None:
+        """The board plays `seats` itself (`board_move` hands it their turns); people play the
+        others. Unlike a remote match, games follow one another, and a takeback undoes the
+        person's last move together with the board's replies to it. Given the board (`raw`),
+        the board's last turn not yet made by hand is shown as owed again (a restart)."""
+        self.board_seats = frozenset(seats)
+        everyone = frozenset(range(self.initial.players))
+        self.seats = everyone - self.board_seats if self.board_seats else None
+        if now is not None and raw is not None and self.status.phase != Phase.OBLIGATION:
+            self._show_owed(now, raw)
+
+    @property
+    def board_to_play(self) -> int | None:
+        """The seat of the board's own whose decision the game waits for now, if the board is
+        in play (nothing owed or pending, not clearing, not over); None otherwise."""
+        position = self.position
+        if not self.board_seats or self._clearing or self._owed is not None:
+            return None
+        if self.status.phase == Phase.STOPPED or position.obligations:
+            return None
+        if position.outcome() is not None:
+            return None
+        seat = position.to_move if position.chooser is None else position.chooser
+        return seat if seat in self.board_seats else None
+
+    def board_move(self, actions: Sequence[str], now: float, raw: int) -> None:
+        """The board's turn for the seat `board_to_play` names, as `Opponent.choose` gives it:
+        a choice in another seat's turn is taken at once (nothing moves on the board); a whole
+        turn is accepted (a `move`) and owed until hands make it, as a remote board's is."""
+        seat = self.board_to_play
+        if seat is None:
+            raise RemoteError("the board has no turn to play now")
+        if self.position.to_move != seat:  # a choice the rules give it in a person's turn
+            for text in actions:
+                action = self.position.parse_action(text)
+                if action not in self.position.choices():
+                    raise RemoteError(f"{text} is not a choice open to the board")
+                self._take_choice(action, now)
+            return
+        self.remote_move([tuple(actions)], now, raw)
+
+    @property
     def log(self) -> Turns:
         """The settled turns, in notation, seq 1 first: what the other board must agree with.
         A turn whose obligation is still pending, or half made, is not settled yet."""
@@ -821,12 +882,25 @@ class Referee:
     def _owed_detail(self) -> str:
         assert self._owed is not None
         seats = self.game.seats
+        if self.board_seats:
+            return f"{self._board_played()}: make it"
         played = [
             f"{seats[turn.player]} played {' '.join(notation(turn.actions))}"
             for turn in self._owed.turns
             if turn.actions != (PASS,)
         ]
         return f"{', then '.join(played)} on the other board: make it here"
+
+    def _board_played(self) -> str:
+        """The board's own owed turns: "the board plays O: Sb2" (and "then ..." for more)."""
+        assert self._owed is not None
+        seats = self.game.seats
+        played = [
+            f"{seats[turn.player]}: {' '.join(notation(turn.actions))}"
+            for turn in self._owed.turns
+            if turn.actions != (PASS,)
+        ]
+        return f"the board plays {', then '.join(played)}"
 
     def _judge_owed(self, raw: int, frame: int, now: float, stable: bool) -> None:
         """Waiting for the hands to make the other board's turns. Anything within the places
@@ -860,7 +934,10 @@ class Referee:
             self._reported = difference
             self._mistaken = True
             remove, put_back = difference.labels()
-            detail = f"first {self._owed_detail().replace(': make it here', '', 1)}, as shown"
+            if self.board_seats:
+                detail = f"first make the board's move as shown: {self._board_played()}"
+            else:
+                detail = f"first {self._owed_detail().replace(': make it here', '', 1)}, as shown"
             self.emit(Illegal(now, self.position.to_move, remove, put_back, detail))
             lit = self.status.obligation
             self.status = self._status(Phase.OBLIGATION, now, obligation=lit, difference=difference)
@@ -870,7 +947,12 @@ class Referee:
         assert owed is not None
         self._owed = None
         actions = [a for turn in owed.turns if turn.actions != (PASS,) for a in turn.actions]
-        self.emit(RemoteMade(now, owed.turns[-1].player, notation(actions), len(self.history)))
+        player = owed.turns[-1].player
+        if self.board_seats:
+            played = " ".join(notation(actions))
+            self.emit(Note(now, f"made: the board's move {self.game.seats[player]} {played}"))
+        else:
+            self.emit(RemoteMade(now, player, notation(actions), len(self.history)))
         self._anchor(self.position, frame)
         self._set_play(now)
         self._announce_end(now)
@@ -881,7 +963,20 @@ class Referee:
         return self.takeback and self._takeback_depth(frame) > 0
 
     def _takeback_depth(self, frame: int) -> int:
+        if self.board_seats:
+            return self._takeback_past_the_board(frame)
         return self.history.takeback_depth(frame, self.turn_start, self.profile.render)
+
+    def _takeback_past_the_board(self, frame: int) -> int:
+        """Against the board: how many turns back `frame` shows, where it shows the position
+        before a person's last move (the board's replies after it go back with it); 0 if not.
+        The board's own move alone is never taken back: it would only play again."""
+        render, current = self.profile.render, self.profile.render(self.turn_start)
+        for depth, turn in enumerate(reversed(self.history), start=1):
+            if self.plays_here(turn.player) and turn.actions != (PASS,):
+                shown = render(turn.start)
+                return depth if shown == frame and shown != current else 0
+        return 0
 
     def _take_back(self, frame: int, now: float) -> None:
         for _ in range(self._takeback_depth(frame)):

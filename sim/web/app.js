@@ -34,6 +34,7 @@
 
   const state = {
     board: null, // the last sim-board event
+    ai: null, // {seat, level}: the seat the board plays, as the server last said
     places: new Map(), // label -> {label, kind, x, y, w, h, col, row, led, group, surface, pieces, caption}
     cells: new Map(), // "col,row" -> place
     status: [], // {name, led, circle, group}
@@ -1225,6 +1226,7 @@
     const game = pickedGames().find((g) => g.name === $("game-select").value);
     const box = $("options");
     box.replaceChildren();
+    buildOpponent(game);
     if (!game) return;
     for (const option of game.options) {
       const current = game.name === b.game && $("board-select").value === b.board && option.name in b.options ? b.options[option.name] : option.default;
@@ -1276,10 +1278,31 @@
     return options;
   }
 
+  function buildOpponent(game) {
+    // Nobody, or a seat of the game picked; the one the board plays now where it is this game.
+    const select = $("ai-seat");
+    const same = game && game.name === state.board.game;
+    const current = same && state.ai ? state.ai.seat : "";
+    const seats = game ? game.seats || [] : [];
+    select.replaceChildren(...["", ...seats].map((seat) => {
+      const option = document.createElement("option");
+      option.value = seat;
+      option.textContent = seat || "nobody";
+      option.selected = seat === current;
+      return option;
+    }));
+    if (same && state.ai) $("ai-level").value = state.ai.level;
+  }
+
+  function chosenAi() {
+    const seat = $("ai-seat").value;
+    return seat ? `${seat}:${$("ai-level").value}` : null;
+  }
+
   $("game-select").addEventListener("change", buildOptions);
   $("game-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    const command = { do: "new-game", game: $("game-select").value, options: chosenOptions() };
+    const command = { do: "new-game", game: $("game-select").value, options: chosenOptions(), ai: chosenAi() };
     if ($("board-select").value && $("board-select").value !== state.board.board) command.board = $("board-select").value;
     send(command);
   });
@@ -1352,7 +1375,21 @@
         state.turn = 0;
         state.need = null;
         state.result = null;
+        state.ai = null;
         break;
+      case "note": {
+        // The server says which seat the board plays; the board says when its move is made.
+        const plays = /^the board plays (\S+) \((\w+)\)$/.exec(e.text);
+        if (plays) {
+          state.ai = { seat: plays[1], level: plays[2] };
+          buildOptions();
+        } else if (e.text.startsWith("made: the board's move")) {
+          state.need = null;
+        } else {
+          return;
+        }
+        break;
+      }
       case "game-started":
         state.turn = (e.actions || []).length ? state.turn : 0;
         state.need = null;
@@ -1458,6 +1495,7 @@
     swatch.hidden = !coloured;
     if (coloured) swatch.style.backgroundColor = colours[seat];
     banner.dataset.seat = typeof seat === "number" ? String(seat) : "";
+    if (state.ai) text += ` \u00b7 the board plays ${state.ai.seat} (${state.ai.level})`;
     $("banner-text").textContent = text;
   }
 

@@ -12,8 +12,9 @@ ever touches it. Pages and server speak the event schema of docs/protocol.md ove
   those that say where the clocks and the match stand however old;
 - page -> server: the hand commands of sim/commands.py as JSON objects, and
   `{"do": "new-game", "game": NAME, "options": {...}}` (with `"board": NAME`, on another of
-  the reference boards). Anything malformed is answered with a `note` saying why, and changes
-  nothing.
+  the reference boards; with `"ai": "SEAT[:LEVEL]"` the board plays that seat, `null` no one,
+  and left out, the seat it played if the new game has it). Anything malformed is answered
+  with a `note` saying why, and changes nothing.
 
 Besides the page (at `/`, and at `/spectator` for a screen beside an exhibit) it serves
 `/boards` (every reference board and the games it hosts, as JSON) and the rules of each game
@@ -45,7 +46,9 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from magboard.firmware.app.board_player import Thinking
 from magboard.firmware.app.errors import CommandError
+from magboard.firmware.app.opponent_seat import from_args, needs_seat, seat_of
 from magboard.firmware.events import (
     ClockChanged,
     Event,
@@ -55,7 +58,7 @@ from magboard.firmware.events import (
     Note,
     Obligation,
 )
-from magboard.firmware.games import GameError, get_game
+from magboard.firmware.games import Game, GameError, get_game
 from magboard.firmware.profiles import ProfileError
 from magboard.hardware.spec import BoardSpec, board_names, load_board
 
@@ -149,6 +152,8 @@ class BoardHost:
         *,
         speed: float = 1.0,
         seed: int = 0,
+        ai: str | None = None,
+        ai_budget: float | None = None,
     ) -> None:
         if speed <= 0:
             raise CommandError(f"--speed is above 0, not {speed}")
@@ -160,12 +165,32 @@ class BoardHost:
         self.loop: asyncio.AbstractEventLoop | None = None
         """The event loop running the board, once the server has started."""
         self._pending: list[Event] = []
-        self._build(game, options or {})
+        self.ai: str | None = None
+        """The seat the board plays, as `--ai` names it (None: people play every seat)."""
+        self.ai_budget = ai_budget
+        self._build(game, options or {}, ai)
 
     # The board.
 
-    def _build(self, game: str, options: Mapping[str, Any]) -> None:
-        session = SimSession(self.spec, game, options, seed=self.seed, sinks=[self._pending.append])
+    def _build(self, game: str, options: Mapping[str, Any], ai: str | None = None) -> None:
+        seat = seat_of(ai, get_game(game), options=options)
+        # The board thinks by the real clock: a page is played in real time.
+        thinking = Thinking(budget=self.ai_budget, seed=self.seed)
+        session = SimSession(
+            self.spec,
+            game,
+            options,
+            seed=self.seed,
+            sinks=[self._pending.append],
+            ai=seat,
+            thinking=thinking,
+        )
+        self.ai = ai if seat is not None else None
+        if seat is not None:  # the page's banner says so, and its picker starts from it
+            name = session.game.seats[seat.seat]
+            session.loop.emit(
+                Note(session.clock.now(), f"the board plays {name} ({seat.level.value})")
+            )
         session.lay_out()
         session.start()
         self.session = session
@@ -307,7 +332,7 @@ class BoardHost:
         self.hands.run(command)
 
     def _new_game(self, command: Mapping[str, Any]) -> None:
-        unknown = set(command) - {"do", "game", "options", "board"}
+        unknown = set(command) - {"do", "game", "options", "board", "ai"}
         if unknown:
             raise CommandRefused(f"new-game: unknown field {sorted(unknown)[0]!r}")
         name = command.get("game", self.session.game.name)
@@ -332,13 +357,14 @@ class BoardHost:
                     f"(it hosts {hosted})"
                 )
             options = game.options_from_json(given)
-        except GameError as error:
+            ai = self._ai_for(game, options, command)
+        except (GameError, CommandError) as error:
             raise CommandRefused(f"new-game: {error}") from None
         self.flush()
         kept = self.spec, self.games
         self.spec, self.games = spec, games
         try:
-            self._build(game.name, options)
+            self._build(game.name, options, ai)
         except ProfileError as error:  # options that widen the area over a hole, say
             self.spec, self.games = kept
             raise CommandRefused(f"new-game: {error}") from None
@@ -346,6 +372,23 @@ class BoardHost:
             self.spec, self.games = kept  # the old session plays on, on its own board
             raise
         self.broadcast([board_info(self.session, self.games)])
+
+    def _ai_for(
+        self, game: Game, options: Mapping[str, Any], command: Mapping[str, Any]
+    ) -> str | None:
+        """The seat the board plays in the new game: as asked, else as before where the game
+        has that seat (CommandError for a seat or level it does not have)."""
+        if "ai" in command:
+            ai = command["ai"]
+            if ai is not None and not isinstance(ai, str):
+                raise CommandError("ai is SEAT[:LEVEL] (O, 2:strong) or null")
+            seat_of(ai, game, "ai", options)
+            return ai
+        try:
+            seat_of(self.ai, game, options=options)
+        except CommandError:
+            return None
+        return self.ai
 
     # Running.
 
@@ -577,7 +620,9 @@ def main(args: argparse.Namespace) -> int:
     spec = load_board(args.board)
     game = get_game(args.game)
     options = game.parse_options(args.option)
-    host = BoardHost(spec, game.name, options, speed=args.speed)
+    seat, budget = from_args(args, game, options)  # a mistake is said before anything listens
+    needs_seat(seat, budget)
+    host = BoardHost(spec, game.name, options, speed=args.speed, ai=args.ai, ai_budget=budget)
     sock = listen(args.host, args.port)
     url = page_url(args.host, sock.getsockname()[1])
     if not args.allow_remote and not is_loopback(args.host):

@@ -148,6 +148,7 @@ def test_every_command_is_there(capsys):
         "sim",
         "soak",
         "bench",
+        "strength",
     ):
         assert f"\n    {command} " in out
     with pytest.raises(SystemExit):
@@ -157,4 +158,4 @@ def test_every_command_is_there(capsys):
         assert flag in out
     with pytest.raises(SystemExit):
         cli.main(["bench", "--help"])
-    assert "{lines,pipeline,scan}" in capsys.readouterr().out
+    assert "{lines,perft,ai,pipeline,scan}" in capsys.readouterr().out

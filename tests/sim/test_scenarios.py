@@ -182,7 +182,7 @@ BROKEN = [
         "board = 'mini'\ngame = 'ttt'\nsteps = [{ at = 1 }]\n",
         "steps[0]: needs exactly one action (lift, put, move, play, slide, shift_tile, "
         "turn_tile, press, i2c_errors, reset_expander, noise, stick, unstick, kill_led, bounce, "
-        "restart); it has none",
+        "restart, follow); it has none",
     ),
     (
         "board = 'mini'\ngame = 'ttt'\nsteps = [{ at = 1, lift = 'A1', put = 'b2' }]\n",
@@ -396,3 +396,27 @@ def test_a_play_from_a_tray_the_file_emptied_is_a_broken_file(tmp_path):
         match=r"^broken.toml: steps\[5\].play: at t=1: no piece left in the slots of supply X ",
     ):
         run_file(write(tmp_path, text, "broken.toml"))
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("ai = 'Z'\n", "case.toml: ai: Tic-tac-toe has no seat 'z'"),
+        ("ai = 'O:genius'\n", "case.toml: ai: no level 'genius' (levels: easy, normal, strong)"),
+        ("ai_budget = 1\n", "case.toml: ai_budget: is the thinking time of ai: give ai too"),
+        ("ai = 'O'\nai_budget = 0\n", "case.toml: ai_budget: must be more than 0, not 0"),
+        ("ai = 'O'\nsteps = [{ at = 1, follow = 1 }]\n", "steps[0].follow: must be true, not 1"),
+    ],
+)
+def test_a_bad_ai_setting_is_one_line_naming_the_field(tmp_path, text, said):
+    with pytest.raises(ScenarioError) as raised:
+        load(write(tmp_path, "board = 'mini'\ngame = 'tic-tac-toe'\n" + text))
+    assert said in str(raised.value)
+
+
+def test_follow_with_no_move_asked_for_fails_the_run_saying_where_the_referee_stands(tmp_path):
+    text = "board = 'mini'\ngame = 'tic-tac-toe'\nai = 'O'\nsteps = [{ at = 1, follow = true }]\n"
+    result = run_file(write(tmp_path, text))
+    assert result.failures == [
+        "steps[0]: at t=1 the board asks for no move to follow (the referee's position, after [])"
+    ]

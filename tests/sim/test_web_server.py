@@ -743,3 +743,22 @@ def test_a_port_in_use_is_explained(capsys):
         port = taken.getsockname()[1]
         assert main(["sim", "--port", str(port)]) == 2
     assert f"cannot listen on 127.0.0.1 port {port}" in capsys.readouterr().err
+
+
+def test_a_new_game_against_the_board_says_so_and_the_board_opens(server, page):
+    page.greeting()
+    page.send({"do": "new-game", "game": "tic-tac-toe", "ai": "X:easy"})
+    page.until_type("sim-board")
+    assert page.until_type("note")["text"] == "the board plays X (easy)"
+    move = page.until_type("move")
+    assert move["player"] == 0  # the board's opening, owed until a hand makes it
+    asked = page.until_type("obligation")
+    assert asked["detail"] == f"the board plays X: {move['actions'][0]}: make it"
+    page.send({"do": "new-game", "game": "tic-tac-toe"})  # left out: the board keeps its seat
+    page.until_type("sim-board")
+    assert page.until_type("note")["text"] == "the board plays X (easy)"
+    page.send({"do": "new-game", "game": "tic-tac-toe", "ai": None})
+    page.until_type("sim-board")
+    assert server.call(lambda: server.host.session.loop.player) is None
+    page.send({"do": "new-game", "game": "tic-tac-toe", "ai": "Z"})
+    assert "new-game: ai 'Z': Tic-tac-toe has no seat 'z'" in page.until_type("note")["text"]

@@ -74,3 +74,22 @@ def test_the_self_test_is_taken_from_the_menu_with_the_buttons_alone():
     notes = [e.text for e in session.events if isinstance(e, Note)]
     assert "menu: closed" in notes
     assert any(n.startswith("self-test: verdict: all") for n in notes), notes[-3:]
+
+
+def test_the_opponent_takes_the_top_rows_of_a_games_options_page_where_they_fit():
+    from magboard.firmware.app.menu import opponent_entries
+
+    mini = load_board("mini")
+    found = opponent_entries(mini, get_game("tic-tac-toe"), 1)
+    assert [(e.place, e.label) for e in found] == [
+        ((0, 2), "opponent nobody"),
+        ((1, 2), "opponent X"),
+        ((2, 2), "opponent O"),
+        ((0, 1), "opponent level easy"),
+        ((1, 1), "opponent level normal"),
+        ((2, 1), "opponent level strong"),
+    ]
+    narrow = opponent_entries(mini, get_game("tic-tac-cap"), 2)  # cover_own takes row 2
+    assert [e.label for e in narrow] == ["opponent nobody", "opponent A", "opponent B"]
+    four = opponent_entries(load_board("r1"), get_game("magnetmen"), 4)
+    assert [e.place[1] for e in four] == [11] * 3 + [10] * 3  # as many seats as it starts with

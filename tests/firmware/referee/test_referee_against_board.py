@@ -1,0 +1,82 @@
+"""The referee when the board plays a seat (`play_against`), fed directly: the board's turn is
+due only in play, is accepted and owed like a remote board's with words of its own, games follow
+one another, and a takeback reaches back past the board's reply to the person's move."""
+
+from __future__ import annotations
+
+import pytest
+
+from magboard.firmware.events import Illegal, Moved, Note, Obligation, RemoteMade, TakenBack
+from magboard.firmware.games import State, get_game
+from magboard.firmware.profiles import profile_for
+from magboard.firmware.referee import OBLIGATION, PLAY, Referee, RemoteError
+from magboard.hardware.spec import load_board
+
+MINI = load_board("mini")
+TTT = get_game("tic-tac-toe")
+
+
+def position(*moves: str) -> State:
+    state = TTT.new_state()
+    for move in moves:
+        state = state.apply(state.parse_action(move))
+    return state
+
+
+def against_board(seat: int = 1):
+    profile = profile_for(TTT, MINI)
+    events: list = []
+    ref = Referee(profile, TTT.new_state(), events.append)
+    ref.play_against((seat,))
+    ref.start(0.0)
+    events.clear()
+    return ref, profile, events
+
+
+def test_the_boards_turn_is_due_only_when_its_seat_decides_in_play():
+    ref, profile, events = against_board()
+    assert ref.board_to_play is None  # X, a person, opens
+    ref.judge(profile.render(position("b2")), 1.0, stable=True)
+    assert ref.board_to_play == 1
+    with pytest.raises(RemoteError):
+        against_board(1)[0].board_move(["a1"], 1.0, profile.render(position()))  # X to move
+    ref.board_move(["a1"], 1.0, profile.render(position("b2")))
+    assert ref.board_to_play is None and ref.owed is not None
+    assert ref.status.phase == OBLIGATION
+    assert [type(e) for e in events] == [Moved, Moved, Obligation]
+    assert events[-1].detail == "the board plays O: a1: make it"
+    ref.judge(profile.render(position("b2", "a1")), 2.0, stable=True)
+    assert events[-1] == Note(2.0, "made: the board's move O a1")
+    assert not any(isinstance(e, RemoteMade) for e in events)
+    assert ref.status.phase == PLAY and ref.board_to_play is None
+
+
+def test_a_piece_for_the_boards_seat_is_refused_in_the_boards_words():
+    ref, profile, events = against_board(0)
+    ref.judge(profile.render(position("b2")), 1.0, stable=True)
+    [refused] = [e for e in events if isinstance(e, Illegal)]
+    assert refused.detail == "the board plays X: put this back and wait"
+
+
+def test_a_takeback_goes_back_past_the_boards_reply_to_the_persons_move():
+    ref, profile, events = against_board()
+    ref.judge(profile.render(position("b2")), 1.0, stable=True)
+    ref.board_move(["a1"], 1.0, profile.render(position("b2")))
+    ref.judge(profile.render(position("b2", "a1")), 2.0, stable=True)
+    ref.judge(profile.render(position("b2")), 3.0, stable=True)  # the board's move alone
+    assert not any(isinstance(e, TakenBack) for e in events)
+    ref.judge(profile.render(position()), 4.0, stable=True)
+    assert [(e.player, e.actions) for e in events if isinstance(e, TakenBack)] == [
+        (1, ("a1",)),
+        (0, ("b2",)),
+    ]
+    assert ref.position == position() and ref.board_to_play is None
+
+
+def test_new_games_follow_one_another_and_people_alone_play_again_when_asked():
+    ref, profile, events = against_board(0)
+    assert ref.board_to_play == 0
+    ref.new_game(1.0, profile.render(position()))
+    assert not any(isinstance(e, Note) and "refused" in e.text for e in events)
+    ref.play_against(())
+    assert ref.board_to_play is None and ref.seats is None and not ref.remote
