@@ -13,6 +13,7 @@ beat it: it misses wins and blocks now and then).
 
 from __future__ import annotations
 
+import gc
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -110,6 +111,17 @@ class Opponent:
         obligation it leaves (what a remote board would send)."""
         if ended(state) is not None or state.outcome() is not None:
             raise IllegalActionError("the game is over: there is no turn to play")
+        # A search makes and drops many small objects that hold no cycles; a full collection of
+        # a large heap in the middle of one could spend a good part of the budget.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._choose(state)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _choose(self, state: State) -> tuple[Action, ...]:
         start = self.clock()
         deadline = start + self.budget * self.effort.share
         seat, turn = actor(state), state.turn
