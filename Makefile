@@ -75,6 +75,7 @@ bench: setup
 	$(BIN)/magboard bench lines
 	$(BIN)/magboard bench perft
 	$(BIN)/magboard bench ai
+	$(BIN)/magboard bench thinking
 	$(BIN)/magboard bench pipeline
 	$(BIN)/magboard bench scan
 

@@ -1,6 +1,6 @@
 """The firmware's subcommands of `magboard`: the rules at a terminal (games, perft, play), the
 referee on the Pi's board (run) and its self-test (selftest), how well the board plays
-(strength); its benchmarks are `bench lines`, `bench perft` and `bench ai`.
+(strength); its benchmarks are `bench lines`, `bench perft`, `bench ai` and `bench thinking`.
 
 Cheap to import: each command imports what it needs when it runs, so listing the games never
 loads a driver.
@@ -15,6 +15,7 @@ BENCHES = {
     "lines": "magboard.firmware.native.bench",
     "perft": "magboard.firmware.engine.perft_bench",
     "ai": "magboard.firmware.engine.ai_bench",
+    "thinking": "magboard.firmware.engine.thinking_bench",
 }
 """`magboard bench NAME`: the module that measures it (`measure` and `format_report`)."""
 
