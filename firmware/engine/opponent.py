@@ -5,8 +5,8 @@ so the referee shows it as an obligation (the piece to take and where it goes) a
 hands to make it: the board never moves a piece itself, and never accepts a move it did not see.
 
 Levels: `strong` searches the whole budget, or, where the game is solved, plays perfectly: the
-fastest win, the slowest loss, and among equal moves the one that leaves the other player the
-most ways to go wrong; `normal` searches a quarter of the budget (or plays a move of the best
+fastest win; where there is none, the move that leaves the other player the most ways to go
+wrong, then the longest game; `normal` searches a quarter of the budget (or plays a move of the best
 value, any of them); `easy` a tenth, and sometimes plays any legal action instead (a child can
 beat it: it misses wins and blocks now and then).
 """
@@ -152,8 +152,8 @@ class Opponent:
         if self.level is not Level.STRONG:
             return self.rng.choice([a for a in legal if values[a][0] == best])
 
-        # The fastest win; the slowest loss; a draw (or a loss of equal length) that leaves the
-        # most replies that lose.
+        # The fastest win; else (a draw, or a loss against perfect play) the move that leaves
+        # the other player the most replies that lose, then the longest game.
         def merit(action: Action) -> tuple[float, ...]:
             result, plies = values[action]
             if result > 0:
