@@ -43,6 +43,7 @@ from magboard.firmware.profiles import Profile, profiled_variants
 from magboard.firmware.referee import ILLEGAL, Matcher, Referee
 from magboard.firmware.referee.evidence import in_order, witness
 from magboard.firmware.referee.matcher import Found, forced_passes
+from magboard.firmware.table import aligned
 from magboard.hardware.interface import RGB
 from magboard.hardware.spec import load_board
 
@@ -408,19 +409,12 @@ def format_report(result: dict[str, Any]) -> str:
                 f"{entry['largest_turn']['continuations']:,}",
             )
         )
-    widths = [max(len(row[i]) for row in (columns, *rows)) for i in range(len(columns))]
-
-    def line(cells: Sequence[str]) -> str:
-        left = [cell.ljust(width) for cell, width in zip(cells[:2], widths[:2], strict=True)]
-        right = [cell.rjust(width) for cell, width in zip(cells[2:], widths[2:], strict=True)]
-        return "  ".join((*left, *right))
 
     lines = [
         f"stable frame to LED frame, microseconds (best of {result['rounds']} rounds per"
         f" sample, {result['frames']} samples per case); native {result['native']};"
         f" Python {result['python']} on {result['machine']}",
-        line(columns),
-        *(line(row) for row in rows),
+        *aligned(columns, rows, left=2),
         "(largest turn: positions the biggest turn met could reach, what a table of"
         " continuations would have held)",
     ]

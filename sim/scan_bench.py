@@ -23,12 +23,12 @@ import platform
 import statistics
 import sys
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from magboard.firmware.app import wiring
 from magboard.firmware.games import get_game
+from magboard.firmware.table import aligned
 from magboard.hardware.spec import load_board
 
 from .board import SimBoard
@@ -171,12 +171,6 @@ def format_report(result: dict[str, Any]) -> str:
         )
         for entry in result["boards"]
     ]
-    widths = [max(len(row[i]) for row in (columns, *rows)) for i in range(len(columns))]
-
-    def line(cells: Sequence[str]) -> str:
-        first = cells[0].ljust(widths[0])
-        rest = (cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True))
-        return "  ".join((first, *rest))
 
     files = ", ".join(
         f"{entry['board']} at {' and '.join(f'{hz // 1000} kHz' for hz in entry['bus_hz'])}"
@@ -186,8 +180,7 @@ def format_report(result: dict[str, Any]) -> str:
         [
             "one full scan through the real drivers on the simulated bus, milliseconds;"
             f" Python {result['python']} ({result['implementation']}) on {result['machine']}",
-            line(columns),
-            *(line(row) for row in rows),
+            *aligned(columns, rows),
             "(median, p99: Python time per scan, time.perf_counter, the emulated chips' share"
             " included; wire: the bits the scan clocked, over the bus frequency:"
             f" the board file's ({files}), 400 kHz and 100 kHz; bytes include address bytes)",

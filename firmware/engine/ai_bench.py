@@ -25,6 +25,7 @@ from magboard.firmware import native
 from magboard.firmware.games import get_game
 from magboard.firmware.games.lance import LanceState
 from magboard.firmware.native import py_lance, py_lines
+from magboard.firmware.table import aligned
 
 from .lance import encode
 from .playout import state_playout
@@ -206,12 +207,6 @@ def format_report(result: dict) -> str:
         )
         for row in result["rows"]
     ]
-    widths = [max(len(row[i]) for row in (columns, *rows)) for i in range(len(columns))]
-
-    def line(cells: tuple[str, ...]) -> str:
-        left = (cell.ljust(width) for cell, width in zip(cells[:3], widths[:3], strict=True))
-        right = (cell.rjust(width) for cell, width in zip(cells[3:], widths[3:], strict=True))
-        return "  ".join((*left, *right))
 
     def built(flag: bool) -> str:
         return "built" if flag else "NOT BUILT (run `make setup`)"
@@ -225,7 +220,7 @@ def format_report(result: dict) -> str:
         "(a Lance Assembly playout is one bout; compact: the compact engine, C or its Python"
         " twin; States: the rules' own states, with the C or the Python line detector)"
     )
-    return "\n".join([header, line(columns), *(line(row) for row in rows), notes, summary(result)])
+    return "\n".join([header, *aligned(columns, rows, left=3), notes, summary(result)])
 
 
 def summary(result: dict) -> str:

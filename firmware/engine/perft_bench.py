@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from magboard.firmware.games import get_game
 from magboard.firmware.games.perft import perft as state_perft
+from magboard.firmware.table import aligned
 
 from . import linegames
 
@@ -116,12 +117,6 @@ def format_report(result: dict) -> str:
         )
         for entry in result["cases"]
     ]
-    widths = [max(len(row[i]) for row in (columns, *rows)) for i in range(len(columns))]
-
-    def line(cells: tuple[str, ...]) -> str:
-        first = cells[0].ljust(widths[0])
-        rest = (cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True))
-        return "  ".join((first, *rest))
 
     c_state = "built" if result["backend_c"] else "NOT BUILT (run `make setup`)"
     header = (
@@ -131,8 +126,7 @@ def format_report(result: dict) -> str:
     return "\n".join(
         [
             header,
-            line(columns),
-            *(line(row) for row in rows),
+            *aligned(columns, rows),
             "(States: the referee's perft; engine: the line-games engine, same counts)",
         ]
     )

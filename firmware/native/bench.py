@@ -13,6 +13,8 @@ import sys
 import time
 from collections.abc import Callable
 
+from magboard.firmware.table import aligned
+
 from . import py_lines
 from .samples import SHAPES, random_boards
 
@@ -144,19 +146,13 @@ def format_report(result: dict) -> str:
         )
         for entry in result["shapes"]
     ]
-    widths = [max(len(row[i]) for row in (columns, *rows)) for i in range(len(columns))]
-
-    def line(cells: tuple[str, ...]) -> str:
-        first = cells[0].ljust(widths[0])
-        rest = (cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True))
-        return "  ".join((first, *rest))
 
     c_state = "built" if result["backend_c"] else "NOT BUILT (run `make setup`)"
     header = (
         f"line detector, ns per board, best of {REPEATS} runs;"
         f" C extension {c_state}; Python {result['python']} on {result['machine']}"
     )
-    lines = [header, line(columns), *(line(row) for row in rows)]
+    lines = [header, *aligned(columns, rows)]
     lines.append(
         f"(C call: public winners() per board; C batch: {result['batch_boards']:,} boards per"
         " call; lines: share of boards with a line)"
