@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from magboard.firmware.clocks import GameClock, Stage
 from magboard.firmware.events import ButtonPressed, Event, FaultSurvived, LedFrame, Note
+from magboard.firmware.games import GameError
 from magboard.firmware.journal import Journal
 from magboard.firmware.lights import LedWriter
 from magboard.firmware.referee import Referee
@@ -112,9 +113,19 @@ class BoardLoop:
             self._board_plays(now)
 
     def _board_plays(self, now: float) -> None:
-        """The board's own turn, if it is due and the menu is not in the way."""
-        if self.player is not None and not self.menu.open:
-            self.player.play(self.referee, now, self.scanner.debouncer.debounced)
+        """The board's own turn, if it is due and the menu is not in the way. A turn the rules
+        refuse (a fault of the search, never of the players) must not stop the board: it says
+        so and leaves the seat to people."""
+        player = self.player
+        if player is None or self.menu.open:
+            return
+        try:
+            player.play(self.referee, now, self.scanner.debouncer.debounced)
+        except (GameError, ValueError) as error:
+            seat = self.referee.game.seats[player.seat.seat]
+            reason = str(error).splitlines()[0]
+            self.emit(Note(now, f"the board stops playing {seat} ({reason}): people play it"))
+            self.set_opponent(None)
 
     def emit(self, event: Event) -> None:
         journal = self.journal

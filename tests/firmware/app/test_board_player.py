@@ -219,3 +219,18 @@ def test_the_menu_chooses_the_opponent_and_its_level_with_the_buttons_alone(tmp_
     assert player is not None and player.seat == AiSeat(1, Level.STRONG)
     assert session.loop.referee.board_seats == {1}
     assert len(of(session.events, GameStarted)) == 2
+
+
+def test_a_turn_the_rules_refuse_leaves_the_seat_to_people_and_the_board_plays_on(tmp_path):
+    session = session_with(O_BOARD, tmp_path)
+
+    def broken(state):  # a search that goes wrong: a square already taken
+        return (state.legal_actions()[0].__class__((0, 0)),)
+
+    session.loop.player.opponent.choose = broken
+    person_plays(session)  # X on a1; the board's O on a1 is refused by the rules
+    [note] = [n for n in of(session.events, Note) if n.text.startswith("the board stops")]
+    assert "people play it" in note.text
+    assert session.loop.player is None and session.referee.owed is None
+    person_plays(session)  # O, by hand now
+    assert session.state.turn == 2
