@@ -7,8 +7,8 @@ hands to make it: the board never moves a piece itself, and never accepts a move
 Levels: `strong` searches the whole budget, or, where the game is solved, plays perfectly: the
 fastest win; where there is none, the move that leaves the other player the most ways to go
 wrong, then the longest game; `normal` searches a quarter of the budget (or plays a move of the best
-value, any of them); `easy` a tenth, and sometimes plays any legal action instead (a child can
-beat it: it misses wins and blocks now and then).
+value, any of them); `easy` a tenth, and sometimes plays any legal action instead; in a solved
+game it looks one move ahead only (a child can beat it: it misses wins and blocks now and then).
 """
 
 from __future__ import annotations
@@ -144,9 +144,9 @@ class Opponent:
         """The move of a solved game: every move's value is known, so `strong` needs no search
         (the games solved are those whose every turn is one action)."""
         legal = state.legal_actions()
-        if self.effort.blunder and self.rng.random() < self.effort.blunder:
-            return self.rng.choice(legal)
         seat = state.to_move
+        if self.level is Level.EASY:
+            return self._near_sighted(state, legal, seat)
         values = {action: _value_for(seat, state.advance(action), solver) for action in legal}
         best = max(result for result, _ in values.values())
         if self.level is not Level.STRONG:
@@ -163,6 +163,20 @@ class Opponent:
         top = [a for a in legal if values[a][0] == best]
         most = max(merit(a) for a in top)
         return self.rng.choice([a for a in top if merit(a) == most])
+
+    def _near_sighted(self, state: State, legal: tuple[Action, ...], seat: int) -> Action:
+        """`easy` in a solved game: perfect values would make it a master of the games a first
+        player wins, so it looks one move ahead only, and even then, now and then, misses the
+        win it sees or the block it needs."""
+        careful = self.rng.random() >= self.effort.blunder
+        after = {action: settle(state.advance(action)) for action in legal}
+        wins = [a for a in legal if _reward(after[a], seat) == 1.0]
+        if wins and careful:
+            return self.rng.choice(wins)
+        safe = [a for a in legal if not _gives_a_win(after[a], seat)]
+        if safe and len(safe) < len(legal) and careful:
+            return self.rng.choice(safe)
+        return self.rng.choice(legal)
 
     def _decide(
         self, state: State, search: Search | None, deadline: float, seat: int, turn: int
@@ -207,6 +221,21 @@ def _value_for(seat: int, state: State, solver: Solver) -> tuple[int, int]:
     value = solver.value(state)
     result = value.result if state.to_move == seat else -value.result
     return result, value.plies + 1
+
+
+def _gives_a_win(state: State, seat: int) -> bool:
+    """Whether the player to move in `state` can win at once, against `seat`."""
+    if ended(state) is not None or state.to_move == seat:
+        return False
+    return any(
+        _reward(settle(state.advance(reply)), seat) == 0.0 for reply in state.legal_actions()
+    )
+
+
+def _reward(state: State, seat: int) -> float | None:
+    """`seat`'s reward if the game is over at `state`, else None."""
+    reward = ended(state)
+    return None if reward is None else reward[seat]
 
 
 def _pitfalls(seat: int, state: State, solver: Solver) -> float:
