@@ -18,3 +18,8 @@ def aligned(columns: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1
         return "  ".join(padded)
 
     return [line(columns), *(line(row) for row in rows)]
+
+
+def ratio(value: float | None) -> str:
+    """How many times faster, or a dash where one side was not measured (a kernel not built)."""
+    return "-" if value is None else f"{value:,.1f}x"

@@ -25,7 +25,7 @@ from magboard.firmware import native
 from magboard.firmware.games import get_game
 from magboard.firmware.games.lance import LanceState
 from magboard.firmware.native import py_lance, py_lines
-from magboard.firmware.table import aligned
+from magboard.firmware.table import aligned, ratio
 
 from .lance import encode
 from .playout import state_playout
@@ -189,10 +189,6 @@ def _rate(value: float | None) -> str:
     return "-" if value is None else f"{value:,.0f}"
 
 
-def _ratio(value: float | None) -> str:
-    return "-" if value is None else f"{value:,.1f}x"
-
-
 def format_report(result: dict) -> str:
     """An aligned table of playouts per second, C kernels against their Python twins."""
     columns = ("game", "options", "path", "C /s", "Python /s", "C/Py")
@@ -203,7 +199,7 @@ def format_report(result: dict) -> str:
             row["path"],
             _rate(row["c_per_s"]),
             _rate(row["python_per_s"]),
-            _ratio(row["ratio"]),
+            ratio(row["ratio"]),
         )
         for row in result["rows"]
     ]
@@ -236,8 +232,8 @@ def summary(result: dict) -> str:
     fastest_states = max(filter(None, (states["c_per_s"], states["python_per_s"])))
     return (
         f"Lance Assembly: the C compact engine plays {_rate(compact['c_per_s'])} bouts/s,"
-        f" {_ratio(compact['ratio'])} its Python twin and"
-        f" {_ratio(compact['c_per_s'] / fastest_states)} the rules' States"
+        f" {ratio(compact['ratio'])} its Python twin and"
+        f" {ratio(compact['c_per_s'] / fastest_states)} the rules' States"
     )
 
 

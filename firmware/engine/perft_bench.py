@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from magboard.firmware.games import get_game
 from magboard.firmware.games.perft import perft as state_perft
-from magboard.firmware.table import aligned
+from magboard.firmware.table import aligned, ratio
 
 from . import linegames
 
@@ -97,10 +97,6 @@ def _time(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds * 1000:,.1f} ms"
 
 
-def _ratio(value: float | None) -> str:
-    return "-" if value is None else f"{value:,.1f}x"
-
-
 def format_report(result: dict) -> str:
     """An aligned table of the best time per perft and how many times faster the engine is."""
     columns = ("case", "count", "States", "engine Py", "engine C", "States/Py", "States/C")
@@ -112,8 +108,8 @@ def format_report(result: dict) -> str:
             _time(entry["state_s"]),
             _time(entry["python_s"]),
             _time(entry["c_s"]),
-            _ratio(entry["ratio_python"]),
-            _ratio(entry["ratio_c"]),
+            ratio(entry["ratio_python"]),
+            ratio(entry["ratio_c"]),
         )
         for entry in result["cases"]
     ]

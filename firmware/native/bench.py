@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from magboard.firmware.table import aligned
+from magboard.firmware.table import aligned, ratio
 
 from . import py_lines
 from .samples import SHAPES, random_boards
@@ -127,10 +127,6 @@ def _ns(value: float | None) -> str:
     return "-" if value is None else f"{value:,.1f}"
 
 
-def _ratio(value: float | None) -> str:
-    return "-" if value is None else f"{value:,.1f}x"
-
-
 def format_report(result: dict) -> str:
     """A small aligned table of nanoseconds per board and Python/C ratios."""
     columns = ("shape", "C call", "C batch", "Python", "Py/C call", "Py/C batch", "lines")
@@ -140,8 +136,8 @@ def format_report(result: dict) -> str:
             _ns(entry["c_single_ns"]),
             _ns(entry["c_batch_ns"]),
             _ns(entry["python_ns"]),
-            _ratio(entry["ratio_single"]),
-            _ratio(entry["ratio_batch"]),
+            ratio(entry["ratio_single"]),
+            ratio(entry["ratio_batch"]),
             f"{entry['boards_with_line']:.0%}",
         )
         for entry in result["shapes"]
@@ -173,7 +169,7 @@ def summary(result: dict) -> str:
         )
     worst = min(shapes, key=lambda entry: entry["ratio_single"])
     return (
-        f"worst row: {worst['shape']}, C per call {_ratio(worst['ratio_single'])} faster than"
+        f"worst row: {worst['shape']}, C per call {ratio(worst['ratio_single'])} faster than"
         f" Python ({_ns(worst['c_single_ns'])} ns per board)"
     )
 
