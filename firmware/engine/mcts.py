@@ -54,7 +54,7 @@ class Node:
     totals: list[float] = field(default_factory=list)
 
     @classmethod
-    def of(cls, state: State, rng: random.Random) -> Node:
+    def of(cls, state: State) -> Node:
         state = settle(state)
         result = ended(state)
         untried = [] if result is not None else list(state.legal_actions())
@@ -85,7 +85,7 @@ class Search:
         self.rng = rng
         self.exploration = exploration
         self.rollout = rollout
-        self.root = Node.of(root, rng)
+        self.root = Node.of(root)
 
     def run(self, clock: Callable[[], float], deadline: float, iterations: int) -> int:
         """Grows the tree until `deadline` on `clock` or `iterations` playouts, whichever comes
@@ -108,9 +108,7 @@ class Search:
     def descend(self, action: Action) -> None:
         """The root becomes the position after `action`, keeping what was learnt below it."""
         child = self.root.children.get(action)
-        self.root = (
-            child if child is not None else Node.of(self.root.state.advance(action), self.rng)
-        )
+        self.root = child if child is not None else Node.of(self.root.state.advance(action))
 
     def _iterate(self) -> None:
         node, path = self.root, [self.root]
@@ -119,7 +117,7 @@ class Search:
             path.append(node)
         if node.result is None and node.untried:
             action = node.take_untried(self.rng)
-            child = Node.of(node.state.advance(action), self.rng)
+            child = Node.of(node.state.advance(action))
             node.children[action] = child
             node = child
             path.append(node)

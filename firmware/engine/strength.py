@@ -32,7 +32,6 @@ GAMES: tuple[tuple[str, dict], ...] = (
 )
 """Each game with its default options (Lance Assembly without clocks: a search has no hands)."""
 
-RIVALS = ("random", "easy")
 TARGETS = {"random": 0.90, "easy": 0.70}
 """The least share of the points `strong` must take against each rival."""
 
