@@ -5,21 +5,15 @@ the game goes on with the person's next turn."""
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
+from magboard.firmware.app.board_player import stepped_clock
 from magboard.firmware.engine.opponent import AiSeat, Level, Opponent
 from magboard.firmware.events import Moved, Note, Obligation
 from magboard.firmware.games import END_TURN
 from magboard.firmware.referee import Phase
 from magboard.sim.scenario_file import PRESS_HOLD
 from magboard.sim.session import SimSession
-
-
-def stepped():
-    ticks = itertools.count()
-    return lambda: next(ticks) * 0.001
 
 
 def make(session: SimSession, actions) -> None:
@@ -45,7 +39,7 @@ def test_the_boards_turn_of_several_actions_is_lit_made_by_hand_and_play_goes_on
     session.lay_out()
     session.start()
     session.settle()
-    person = Opponent(Level.EASY, clock=stepped(), budget=0.05, seed=1)
+    person = Opponent(Level.EASY, clock=stepped_clock(), budget=0.05, seed=1)
     longest = 0
     for _ in range(3):  # the person's turn, the board's, three times
         make(session, person.choose(session.state))

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import itertools
 import random
 
 import pytest
 
+from magboard.firmware.app.board_player import stepped_clock
 from magboard.firmware.engine.ends import ended
 from magboard.firmware.engine.opponent import (
     AiSeat,
@@ -27,13 +27,6 @@ GAMES = [
     ("meeple-maneuver", {}),
     ("magnetmen", {"players": 3}),
 ]
-
-
-def ticking(step: float = 0.001):
-    """A thinking clock that moves `step` seconds each time it is read: a search's length is
-    then its number of readings, the same on any machine."""
-    counter = itertools.count()
-    return lambda: next(counter) * step
 
 
 def random_position(name: str, options: dict, seed: int, turns: int):
@@ -71,7 +64,7 @@ def test_every_turn_it_chooses_is_one_whole_legal_turn_a_remote_board_would_send
         state = random_position(name, options, seed, turns=3 * seed)
         if ended(state) is not None:
             continue
-        opponent = Opponent(Level.STRONG, clock=ticking(), budget=0.05, seed=seed)
+        opponent = Opponent(Level.STRONG, clock=stepped_clock(), budget=0.05, seed=seed)
         turn = opponent.choose(state)
         followed = follow(state, [str(action) for action in turn], seq=1)
         assert followed.player == state.to_move
@@ -80,7 +73,7 @@ def test_every_turn_it_chooses_is_one_whole_legal_turn_a_remote_board_would_send
 
 @pytest.mark.parametrize("level", list(Level))
 def test_it_stops_thinking_within_its_budget(level):
-    clock = ticking(0.003)
+    clock = stepped_clock(0.003)
     state = random_position("meep-tac-toe", {"maneuver": "advanced"}, seed=5, turns=4)
     opponent = Opponent(level, clock=clock, budget=0.5, seed=1)
     start = clock()
@@ -99,7 +92,7 @@ def test_strong_takes_a_win_and_blocks_one():
     for text in ("a1", "c3", "b1"):
         block = block.apply(block.parse_action(text))
     for seed in range(5):
-        strong = Opponent(Level.STRONG, clock=ticking(), budget=0.3, seed=seed)
+        strong = Opponent(Level.STRONG, clock=stepped_clock(), budget=0.3, seed=seed)
         assert [str(a) for a in strong.choose(win)] == ["c1"]
         assert [str(a) for a in strong.choose(block)] == ["c1"]
 
@@ -110,7 +103,8 @@ def test_easy_sometimes_misses_a_win_that_strong_never_misses():
     for text in ("a1", "a2", "b1", "b2"):
         state = state.apply(state.parse_action(text))
     chosen = [
-        str(Opponent(Level.EASY, clock=ticking(), seed=seed).choose(state)[0]) for seed in range(40)
+        str(Opponent(Level.EASY, clock=stepped_clock(), seed=seed).choose(state)[0])
+        for seed in range(40)
     ]
     assert 0 < chosen.count("c1") < len(chosen)
 
@@ -118,12 +112,13 @@ def test_easy_sometimes_misses_a_win_that_strong_never_misses():
 def test_a_finished_game_has_no_turn_to_choose():
     state = random_position("tic-tac-toe", {}, seed=0, turns=99)
     with pytest.raises(ValueError, match="the game is over"):
-        Opponent(Level.EASY, clock=ticking()).choose(state)
+        Opponent(Level.EASY, clock=stepped_clock()).choose(state)
 
 
 def test_the_same_seed_and_clock_choose_the_same_turn():
     state = random_position("meeple-maneuver", {}, seed=2, turns=4)
     turns = {
-        Opponent(Level.NORMAL, clock=ticking(), budget=0.2, seed=9).choose(state) for _ in range(2)
+        Opponent(Level.NORMAL, clock=stepped_clock(), budget=0.2, seed=9).choose(state)
+        for _ in range(2)
     }
     assert len(turns) == 1
