@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from enum import Enum
 
 from magboard.firmware.games import CARRY_OUT, Action, Game, GameError, IllegalActionError, State
+from magboard.firmware.games.meeplemaneuver import MeepleState
 
+from . import meeples
 from .ends import ended
 from .mcts import Search, actor, settle
 from .solve import Solver, solver_for
@@ -129,6 +131,8 @@ class Opponent:
         if solver is not None:
             action = self._solved(state, solver)
             return _with_obligations(state.advance(action), [action])
+        if isinstance(state, MeepleState) and self.level is not Level.EASY:
+            return self._planned(state, deadline)
         search: Search | None = None
         actions: list[Action] = []
         while True:
@@ -139,6 +143,24 @@ class Opponent:
                 search.descend(action)
             if not _keeps_turn(state, seat, turn):
                 return _with_obligations(state, actions)
+
+    def _planned(self, state: MeepleState, deadline: float) -> tuple[Action, ...]:
+        """A Meeple Maneuver turn from the capture planner (engine/meeples.py): random playouts
+        almost never find the three captures the first player needs within its six meeples,
+        a look-ahead over whole turns does."""
+        actions: list[Action] = []
+        while state.pending:  # what the last turn captured, carried off before this one
+            actions.append(CARRY_OUT)
+            state = state.advance(CARRY_OUT)
+        if state.outcome() is not None:
+            return tuple(actions)
+        position = meeples.encode(state)
+        careful = self.level is Level.STRONG
+        move = meeples.plan(position, self.rng, self.clock, deadline, careful=careful)
+        for action in move.actions(position.tiles):
+            actions.append(action)
+            state = state.advance(action)
+        return _with_obligations(state, actions)
 
     def _solved(self, state: State, solver: Solver) -> Action:
         """The move of a solved game: every move's value is known, so `strong` needs no search
