@@ -24,9 +24,10 @@ from typing import Any
 from magboard.firmware import native
 from magboard.firmware.games import get_game
 from magboard.firmware.games.lance import LanceState
-from magboard.firmware.native import py_lance, py_lines
+from magboard.firmware.native import py_lance, py_lines, py_meeples
 from magboard.firmware.table import aligned, ratio
 
+from . import meeples
 from .lance import encode
 from .playout import state_playout
 
@@ -38,12 +39,17 @@ try:
     from magboard.firmware.native import c_lines
 except ImportError:
     c_lines = None
+try:
+    from magboard.firmware.native import c_meeples
+except ImportError:
+    c_meeples = None
 
 REPEATS = 7
 SEED = 2026
 
 COMPACT = "compact"
 STATES = "States"
+LOOK_AHEAD = "look-ahead"
 
 
 @dataclass(frozen=True)
@@ -67,10 +73,21 @@ CASES = (
     Case("lance-assembly", LANCE_OPTIONS, COMPACT),
     Case("lance-assembly", LANCE_OPTIONS, STATES),
     Case("meep-tac-toe", (("maneuver", "advanced"),), STATES),
+    Case("meeple-maneuver", (), LOOK_AHEAD),
     Case("meeple-maneuver", (), STATES),
     Case("magnetmen", (), STATES),
 )
 """Meep Tac Toe with the advanced maneuver stands for its variants: the most actions a turn."""
+
+
+@contextmanager
+def _look_ahead(kernel: Any) -> Iterator[None]:
+    """The planner's kernel swapped for `kernel` (c_meeples or py_meeples) while timing."""
+    saved, meeples.kernel = meeples.kernel, kernel
+    try:
+        yield
+    finally:
+        meeples.kernel = saved
 
 
 @contextmanager
@@ -112,6 +129,22 @@ def _runs(case: Case) -> dict[str, Run]:
         runs = {"python": kernel_run(py_lance)}
         if c_lance is not None:
             runs["c"] = kernel_run(c_lance)
+        return runs
+    if case.path == LOOK_AHEAD:
+        start_position = meeples.encode(start)
+
+        def plan_run(kernel: Any) -> Run:
+            def run(number: int) -> None:
+                rng = random.Random(SEED)
+                with _look_ahead(kernel):
+                    for _ in range(number):
+                        meeples.plan(start_position, rng, time.perf_counter, float("inf"))
+
+            return run
+
+        runs = {"python": plan_run(py_meeples)}
+        if c_meeples is not None:
+            runs["c"] = plan_run(c_meeples)
         return runs
 
     play = _state_bout if case.game == "lance-assembly" else state_playout
@@ -177,6 +210,7 @@ def measure(min_time: float = 0.6) -> dict:
     return {
         "lance_c": c_lance is not None,
         "lines_c": c_lines is not None,
+        "meeples_c": c_meeples is not None,
         "python": platform.python_version(),
         "implementation": sys.implementation.name,
         "machine": platform.machine(),
@@ -186,7 +220,9 @@ def measure(min_time: float = 0.6) -> dict:
 
 
 def _rate(value: float | None) -> str:
-    return "-" if value is None else f"{value:,.0f}"
+    if value is None:
+        return "-"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
 
 
 def format_report(result: dict) -> str:
@@ -209,14 +245,17 @@ def format_report(result: dict) -> str:
 
     header = (
         f"random playouts per second from the start, best of {REPEATS} runs; C Lance engine"
-        f" {built(result['lance_c'])}, C line detector {built(result['lines_c'])};"
+        f" {built(result['lance_c'])}, C line detector {built(result['lines_c'])},"
+        f" C Meeple Maneuver look-ahead {built(result['meeples_c'])};"
         f" Python {result['python']} on {result['machine']}"
     )
     notes = (
         "(a Lance Assembly playout is one bout; compact: the compact engine, C or its Python"
-        " twin; States: the rules' own states, with the C or the Python line detector)"
+        " twin; States: the rules' own states, with the C or the Python line detector;"
+        " look-ahead: whole turns planned from the start, every turn weighed)"
     )
-    return "\n".join([header, *aligned(columns, rows, left=3), notes, summary(result)])
+    lines = [header, *aligned(columns, rows, left=3), notes, summary(result)]
+    return "\n".join([*lines, look_ahead_summary(result)])
 
 
 def summary(result: dict) -> str:
@@ -234,6 +273,18 @@ def summary(result: dict) -> str:
         f"Lance Assembly: the C compact engine plays {_rate(compact['c_per_s'])} bouts/s,"
         f" {ratio(compact['ratio'])} its Python twin and"
         f" {ratio(compact['c_per_s'] / fastest_states)} the rules' States"
+    )
+
+
+def look_ahead_summary(result: dict) -> str:
+    """Meeple Maneuver's planner: turns planned a second with the C kernel and its twin."""
+    row = next(row for row in result["rows"] if row["path"] == LOOK_AHEAD)
+    python = _rate(row["python_per_s"])
+    if row["c_per_s"] is None:
+        return f"Meeple Maneuver: {python} turns/s planned in Python (the C extension is not built)"
+    return (
+        f"Meeple Maneuver: the planner plans {_rate(row['c_per_s'])} turns/s with the C"
+        f" look-ahead, {python} in Python: {ratio(row['ratio'])}"
     )
 
 

@@ -131,7 +131,11 @@ def test_between_bouts_a_lance_playout_is_the_bout_just_played() -> None:
 def test_the_ai_bench_measures_and_reports(monkeypatch: pytest.MonkeyPatch) -> None:
     from magboard.firmware.engine import ai_bench
 
-    cases = tuple(c for c in ai_bench.CASES if c.game in ("tic-tac-toe", "lance-assembly"))
+    cases = tuple(
+        c
+        for c in ai_bench.CASES
+        if c.game in ("tic-tac-toe", "lance-assembly") or c.path == ai_bench.LOOK_AHEAD
+    )
     monkeypatch.setattr(ai_bench, "CASES", cases)
     monkeypatch.setattr(ai_bench, "REPEATS", 2)
     result = ai_bench.measure(min_time=0.01)
@@ -140,6 +144,7 @@ def test_the_ai_bench_measures_and_reports(monkeypatch: pytest.MonkeyPatch) -> N
         ("tic-tac-toe", "States"),
         ("lance-assembly", "compact"),
         ("lance-assembly", "States"),
+        ("meeple-maneuver", "look-ahead"),
     ]
     for row in result["rows"]:
         assert row["python_per_s"] > 0
@@ -147,6 +152,7 @@ def test_the_ai_bench_measures_and_reports(monkeypatch: pytest.MonkeyPatch) -> N
             assert row["ratio"] == pytest.approx(row["c_per_s"] / row["python_per_s"])
     report = ai_bench.format_report(result)
     lines = report.splitlines()
-    assert "maneuver" not in report and "clock=none" in report
-    assert len({len(line) for line in lines[1:5]}) == 1  # header and rows align
-    assert lines[-1].startswith("Lance Assembly:")
+    assert "maneuver=" not in report and "clock=none" in report
+    assert len({len(line) for line in lines[1:6]}) == 1  # header and rows align
+    assert lines[-2].startswith("Lance Assembly:")
+    assert lines[-1].startswith("Meeple Maneuver:") and "turns/s" in lines[-1]
