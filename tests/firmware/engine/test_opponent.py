@@ -122,3 +122,28 @@ def test_the_same_seed_and_clock_choose_the_same_turn():
         for _ in range(2)
     }
     assert len(turns) == 1
+
+
+def _meeple_game_with_captures(seed: int):
+    """The states of a Meeple Maneuver game `strong` plays as A against random actions."""
+    state = get_game("meeple-maneuver").new_state()
+    opponent = Opponent(Level.STRONG, clock=stepped_clock(), seed=seed)
+    rng = random.Random(seed)
+    states = [state]
+    while state.outcome() is None:
+        turn = opponent.choose(state) if state.to_move == 0 else [rng.choice(state.legal_actions())]
+        for action in turn:
+            state = state.advance(action)
+            states.append(state)
+    return states
+
+
+def test_meeple_maneuver_captures_are_carried_off_and_a_third_neutral_one_wins():
+    states = _meeple_game_with_captures(seed=4)
+    captured = [s for s in states if s.pending and s.outcome() is None]
+    assert captured, "strong captured nothing in a whole game"
+    last = states[-1]
+    assert last.outcome().winners and "third neutral meeple" in last.outcome().reason
+    # Asked to move while the last turn's captures still stand, the board carries them off first.
+    turn = Opponent(Level.NORMAL, clock=stepped_clock(), seed=1).choose(captured[0])
+    assert turn[0] == CARRY_OUT and str(turn[1])[0] in "KP"
