@@ -9,6 +9,8 @@ fastest win; where there is none, the move that leaves the other player the most
 wrong, then the longest game; `normal` searches a quarter of the budget (or plays a move of the best
 value, any of them); `easy` a tenth, and sometimes plays any legal action instead; in a solved
 game it looks one move ahead only (a child can beat it: it misses wins and blocks now and then).
+Meeple Maneuver is planned rather than searched at `normal` and `strong` (see `_planned`); `easy`
+keeps the search, which as the first player seldom finds the captures it needs.
 """
 
 from __future__ import annotations
