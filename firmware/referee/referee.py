@@ -819,7 +819,14 @@ class Referee:
         profile = self.profile
         if self.seats is None or self._partial or self.position.obligations or self._clearing:
             return False
-        if profile.canonical(raw) == profile.render(self.position):
+        frame = profile.canonical(raw)
+        if frame == profile.render(self.position):
+            return False
+        held = profile.lifted_from(frame, self.position)
+        if held is not None and all(isinstance(spot, str) for spot in held):
+            # Every cell shows the turns made; only a supply is short: a hand holds a piece for
+            # the next move (from a stash both players draw on, a supply those turns also took
+            # from), which is no reason to owe them again.
             return False
         turns: list[Turn] = []
         for turn in reversed(self.history):

@@ -234,3 +234,27 @@ def test_a_turn_the_rules_refuse_leaves_the_seat_to_people_and_the_board_plays_o
     assert session.loop.player is None and session.referee.owed is None
     person_plays(session)  # O, by hand now
     assert session.state.turn == 2
+
+
+def test_a_power_cut_after_the_boards_move_with_the_next_piece_in_hand_owes_nothing(tmp_path):
+    """Tic Tac Doh!'s pieces come from one stash: the person's next piece, lifted from it when
+    the power goes, is not the board's move still to make (that one stands on its cell)."""
+    session = SimSession("r1", "tic-tac-doh", ai=AiSeat(1, Level.NORMAL), journal=tmp_path / "j.db")
+    session.lay_out()
+    session.start()
+    session.settle()
+    person_plays(session)
+    make_owed(session)
+    size = of(session.events, Moved)[-1].actions[0][0]  # the board's piece: S, M or L
+    mine = next(a for a in session.state.legal_actions() if str(a)[0] == size)
+    (step,) = session.profile.plan(session.state, mine)
+    piece = session.take(step.source)  # the same size, from the stash both players draw on
+    session.run_for(0.3)
+    session = session.restart()
+    session.settle()
+    assert session.referee.owed is None and not of(session.events, Obligation)
+    session.give(step.target, piece)
+    session.settle()
+    moved = of(session.events, Moved)
+    assert [m.player for m in moved] == [0, 1] and moved[0].actions == (str(mine),)
+    assert not of(session.events, Illegal)
