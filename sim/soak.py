@@ -39,8 +39,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from magboard.firmware.app import opponent_seat
 from magboard.firmware.app.errors import CommandError
 from magboard.firmware.events import (
     Clear,
@@ -62,6 +63,9 @@ from magboard.firmware.referee import SearchLimitError
 from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, load_board, place_label
 
 from .session import SimSession
+
+if TYPE_CHECKING:
+    from magboard.firmware.engine.opponent import AiSeat
 
 HAND_PAUSE = 0.3
 """Seconds between lifting a piece and putting it down, and after it: a brisk but human hand."""
@@ -186,6 +190,16 @@ class Tally:
     clears_ok: int = 0
     """Cleared boards after which the next game started, with nothing left over counted as a
     move, and its first move was accepted."""
+    ai: str = ""
+    """The seat the board plays (SEAT:LEVEL), if it plays one."""
+    board_moves: int = 0
+    """Moves the board chose and accepted for its seat (each one the rules allow)."""
+    board_moves_made: int = 0
+    """Of those, made by hand from the lights and seen made."""
+    board_wrong_squares: int = 0
+    """The board's piece put on a square it did not light first (counted as mistakes too)."""
+    board_power_cuts: int = 0
+    """Power cuts with the board's piece in the hand (counted as power cuts too)."""
     led_frames: int = 0
     virtual_seconds: float = 0.0
     wall_seconds: float = 0.0
@@ -221,6 +235,9 @@ class Tally:
             problems.append(f"{unrefused} wrong choices not refused")
         if self.clears_ok != self.boards_cleared:
             problems.append(f"{self.boards_cleared - self.clears_ok} boards cleared wrongly")
+        if self.board_moves_made != self.board_moves:
+            unmade = self.board_moves - self.board_moves_made
+            problems.append(f"{unmade} of the board's moves not seen made")
         if self.aborted:
             problems.append(f"{self.aborted} games aborted")
         return problems
@@ -254,13 +271,14 @@ class GameSoak:
         seed: int,
         tally: Tally,
         journal: Path,
+        **session: Any,
     ) -> None:
         self.rng = random.Random(seed)
         self.tally = tally
         self.seed = seed
         calendar = tally.calendar + tally.virtual_seconds  # the soak's games one after another
         self.session = SimSession(
-            spec, game.name, options, seed=seed, journal=journal, calendar=calendar
+            spec, game.name, options, seed=seed, journal=journal, calendar=calendar, **session
         )
         self.profile: Profile = self.session.profile
         self.world = self.session.world
@@ -916,9 +934,13 @@ def soak(
     seed: int = 1,
     options: dict[str, Any] | None = None,
     journal: Path | None = None,
+    ai: AiSeat | None = None,
+    budget: float | None = None,
 ) -> Tally:
     """Plays `games` games with trouble mixed in; the same seed gives the same figures. The
-    games are journalled in `journal` (for `magboard stats`), else in a temporary database."""
+    games are journalled in `journal` (for `magboard stats`), else in a temporary database.
+    With `ai`, the board plays that seat (thinking `budget` seconds a turn, by a stepped clock)
+    and a person makes its moves from its lights (soak_ai.py)."""
     if games < 1:
         raise CommandError(f"a soak plays 1 game or more, not {games}")
     spec = board if isinstance(board, BoardSpec) else load_board(board)
@@ -928,7 +950,13 @@ def soak(
     profile = profile_for(found, spec, resolved)
     tiles = profile.tile is not None
     tally = Tally(game=found.name, board=spec.name, seed=seed, options=asked, tiles=tiles)
-    player = _player_for(profile)
+    player: Callable[..., GameSoak] = _player_for(profile)
+    if ai is not None:
+        from .soak_ai import BoardSoak, check_seat
+
+        check_seat(ai, found)
+        tally.ai = f"{found.seats[ai.seat]}:{ai.level.value}"
+        player = partial(BoardSoak, ai=ai, budget=budget)
     seeds = random.Random(seed)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="magboard-soak-") as folder:
@@ -962,6 +990,16 @@ def _token_rows(tally: Tally) -> list[tuple[str, str, str]]:
     ]
 
 
+def _board_rows(tally: Tally) -> list[tuple[str, str, str]]:
+    """The board's own moves, when it plays a seat: chosen, and made by hand from its lights."""
+    trouble = (
+        f"wrong square first {tally.board_wrong_squares},"
+        f" power cut with its piece in the hand {tally.board_power_cuts}"
+    )
+    made = f"made from its lights {tally.board_moves_made}"
+    return [("the board's moves", f"{tally.board_moves}", made), ("of which", "", trouble)]
+
+
 def format_report(tally: Tally) -> str:
     wins = ", ".join(f"{name} {count}" for name, count in sorted(tally.wins.items()))
     results = f"{wins}, draws {tally.draws}" if wins else f"draws {tally.draws}"
@@ -973,6 +1011,7 @@ def format_report(tally: Tally) -> str:
     done = f"late {tally.late_obligations}, {first}" if tally.tiles else "carried out by hand"
     obligations = [("obligations", f"{tally.obligations}", done)] if tally.obligations else []
     tokens = _token_rows(tally) if tally.game == "magnetmen" else []
+    board_plays = _board_rows(tally) if tally.ai else []
     rows = [
         ("games", f"{tally.games}", f"finished {tally.finished} ({results})"),
         ("moves made", f"{tally.moves}", f"accepted {tally.accepted}"),
@@ -998,6 +1037,7 @@ def format_report(tally: Tally) -> str:
         *whole_turns,
         *obligations,
         *tokens,
+        *board_plays,
         (
             "boards cleared",
             f"{tally.boards_cleared}",
@@ -1018,7 +1058,8 @@ def format_report(tally: Tally) -> str:
     value = max(len(r[1]) for r in rows)
     options = " ".join(f"{name}={setting}" for name, setting in tally.options.items())
     game = f"{tally.game} ({options})" if options else tally.game
-    lines = [f"soak: {game} on {tally.board}, {tally.games} games, seed {tally.seed}"]
+    against = f", the board playing {tally.ai}" if tally.ai else ""
+    lines = [f"soak: {game} on {tally.board}, {tally.games} games, seed {tally.seed}{against}"]
     lines += [f"  {a:<{label}}  {b:>{value}}  {c}".rstrip() for a, b, c in rows]
     verdict = "PASS" if tally.ok else "FAIL: " + "; ".join(tally.failures)
     lines.append(f"  {'result':<{label}}  {verdict}")
@@ -1029,6 +1070,8 @@ def main(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     options = game.parse_options(args.option)
     journal = Path(args.journal).expanduser() if args.journal else None
-    tally = soak(game.name, args.board, args.games, args.seed, options, journal)
+    ai, budget = opponent_seat.from_args(args, game, options)
+    opponent_seat.needs_seat(ai, budget)
+    tally = soak(game.name, args.board, args.games, args.seed, options, journal, ai, budget)
     print(json.dumps(tally.to_dict(), indent=2) if args.json else format_report(tally))
     return 0 if tally.ok else 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from magboard.firmware.app.errors import CommandError
 from magboard.firmware.app.opponent_seat import add_arguments as add_ai_arguments
 from magboard.firmware.subcommands import add_game_options
 
@@ -53,7 +54,9 @@ def add(commands: argparse._SubParsersAction) -> None:
     sim.add_argument("--speed", type=float, default=1.0, help=argparse.SUPPRESS)
     sim.set_defaults(run=_web)
 
-    soak = add_game_options(commands.add_parser("soak", help="many random games with faults"))
+    soak = add_ai_arguments(
+        add_game_options(commands.add_parser("soak", help="many random games with faults"))
+    )
     soak.add_argument("--game", default="tic-tac-toe")
     soak.add_argument("--board", default="r1")
     soak.add_argument("--games", type=int, default=100)
@@ -152,6 +155,8 @@ def _web(args: argparse.Namespace) -> int:
 
 
 def _soak(args: argparse.Namespace) -> int:
+    if args.remote and args.ai:
+        raise CommandError("--ai with --remote: the board plays a seat in a soak of one board")
     if args.remote:
         from .soak_remote import main as remote
 

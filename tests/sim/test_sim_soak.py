@@ -6,10 +6,11 @@ import json
 
 import pytest
 
+from magboard.firmware.engine.opponent import AiSeat, Level
 from magboard.firmware.games import CARRY_OUT
 from magboard.host import cli
 from magboard.sim import soak as soak_module
-from magboard.sim import soak_magnetmen, soak_tiles
+from magboard.sim import soak_ai, soak_magnetmen, soak_tiles
 from magboard.sim.soak import Tally, format_report, soak
 
 
@@ -204,3 +205,55 @@ def test_magnetmen_choices_turns_ended_and_tokens_turned(careless):
     assert tally.turns_ended > 0
     assert tally.tokens_turned > 0
     assert "choices" in format_report(tally)
+
+
+# Against the board: its moves made by a hand reading its lights, carelessly.
+
+
+@pytest.fixture
+def careless_hands(monkeypatch):
+    """The board's moves made carelessly, and taken back, often."""
+    monkeypatch.setattr(soak_ai, "P_WRONG_SQUARE", 0.3)
+    monkeypatch.setattr(soak_ai, "P_POWER_CUT", 0.2)
+    monkeypatch.setattr("magboard.sim.soak.P_TAKEBACK", 0.3)
+
+
+@pytest.mark.parametrize(
+    ("game", "board", "level"),
+    [("tic-tac-toe", "mini", Level.NORMAL), ("tic-tac-cap", "r1", Level.EASY)],
+)
+def test_every_move_of_the_board_is_made_from_its_lights_and_nothing_slips(
+    careless_hands, game, board, level
+):
+    tally = soak(game, board, games=4, seed=2, ai=AiSeat(1, level))
+    consistent(tally)
+    assert tally.board_moves == tally.board_moves_made > 0
+    assert tally.board_wrong_squares > 0 and tally.board_power_cuts > 0
+    assert tally.taken_back == tally.takebacks > 0
+    assert tally.clears_ok == tally.boards_cleared == tally.games
+    report = format_report(tally)
+    assert f"the board playing {'O' if game == 'tic-tac-toe' else 'B'}:{level.value}" in report
+    assert "wrong square first" in report
+
+
+def test_the_command_plays_against_the_board(capsys):
+    argv = ["soak", "--board", "mini", "--games", "2", "--ai", "O:strong", "--ai-budget", "0.2"]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "the board playing O:strong" in out and "PASS" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--ai", "X"], "has it play a seat after X"),
+        (["--game", "meep-tac-toe", "--ai", "B"], "not meep-tac-toe"),
+        (["--ai", "Z"], "no seat 'z'"),
+        (["--ai-budget", "1"], "give --ai SEAT too"),
+        (["--remote", "--ai", "O"], "--ai with --remote"),
+    ],
+)
+def test_a_soak_the_board_cannot_play_is_one_line(capsys, argv, says):
+    assert cli.main(["soak", "--games", "1", *argv]) == 2
+    err = capsys.readouterr().err
+    assert says in err and err.count("\n") == 1
