@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from magboard.firmware.games import Action
+from magboard.firmware.games import CARRY_OUT, Action
 from magboard.firmware.games.meeplemaneuver import (
     NEUTRAL,
     TO_WIN,
@@ -24,8 +24,9 @@ from magboard.firmware.games.meeplemaneuver import (
     code,
     colour_of,
     kind_of,
+    sandwiched,
 )
-from magboard.firmware.games.tiles import WAYS, QuarterTurn, Shift, block, lattice
+from magboard.firmware.games.tiles import OPPOSITE, WAYS, QuarterTurn, Shift, block, lattice
 from magboard.firmware.native.selection import load, requested
 
 backend, kernel = load(requested(), "meeples")
@@ -38,7 +39,6 @@ STEPS: tuple[tuple[str, tuple[int, int], int], ...] = (
     ("ccw", (0, 0), 3),
 )
 """Each tile action: its way, the step of the tile's lower-left cell, its clockwise quarters."""
-UNDOES = {"^": "v", "v": "^", "<": ">", ">": "<", "cw": "ccw", "ccw": "cw"}
 
 
 @dataclass(frozen=True)
@@ -76,22 +76,15 @@ class Move:
 
 
 def encode(state: MeepleState) -> Position:
-    """The rules' state between turns as a compact position (captures carried out)."""
-    board = bytearray(state.board)
-    supplies = [list(s) for s in state.supplies]
-    piles = list(state.piles)
-    for cell in state.pending:  # captured by the player who just moved
-        i = state.lattice.index(cell)
-        piece, board[i] = board[i], 0
-        if colour_of(piece) == NEUTRAL:
-            piles[state.capturer] += 1
-        else:
-            supplies[colour_of(piece)][kind_of(piece)] += 1
+    """The rules' state between turns as a compact position, the last turn's captures carried
+    off by the rules' own bookkeeping."""
+    while state.pending:
+        state = state.advance(CARRY_OUT)
     return Position(
-        bytes(board),
+        state.board,
         state.tiles,
-        ((supplies[0][0], supplies[0][1]), (supplies[1][0], supplies[1][1])),
-        (piles[0], piles[1]),
+        state.supplies,
+        state.piles,
         state.to_move,
         state.width,
         state.height,
@@ -114,35 +107,13 @@ def tile_moves(
             continue
         placed = (*tiles[:moving], middle, *tiles[moving + 1 :])
         for second, (ex, ey), q2 in STEPS:
-            if second == UNDOES[first]:
+            if second == OPPOSITE[first]:
                 continue
             end = (middle[0] + ex, middle[1] + ey)
             if (ex or ey) and not may_lie(placed, moving, end):
                 continue
             found.setdefault((end, (q1 + q2) % 4), (first, second))
     return tuple((end, quarters, ways) for (end, quarters), ways in found.items())
-
-
-def captures(board: bytes, width: int, mover: int) -> list[int]:
-    """The cells (indices) of the meeples `mover` sandwiches: along a row or a column, both
-    neighbours the mover's of one type, the type opposite to the meeple's."""
-    found = []
-    for kind in (0, 1):
-        taker = code(mover, kind)
-        spots = [i for i, piece in enumerate(board) if piece == taker]
-        for n, i in enumerate(spots):
-            for j in spots[n + 1 :]:
-                gap = j - i
-                if gap == 2 and i % width < width - 2:
-                    middle = i + 1
-                elif gap == 2 * width:
-                    middle = i + width
-                else:
-                    continue
-                piece = board[middle]
-                if piece and colour_of(piece) != mover and kind_of(piece) != kind:
-                    found.append(middle)
-    return found
 
 
 def _cells(origin: Cell, width: int) -> tuple[int, int, int, int]:
@@ -183,7 +154,7 @@ def _judged(position: Position, board: bytearray, tiles: tuple[Cell, ...], kind:
     supplies = [list(s) for s in position.supplies]
     supplies[mover][kind] -= 1
     piles = list(position.piles)
-    for i in captures(board, position.width, mover):
+    for i in sandwiched(bytes(board), position.width, mover):
         piece, board[i] = board[i], 0
         if colour_of(piece) == NEUTRAL:
             piles[mover] += 1

@@ -62,6 +62,28 @@ def pile_name(seat: int) -> str:
     return f"{SEATS[seat]}-captured"
 
 
+def sandwiched(board: bytes, width: int, mover: int) -> list[int]:
+    """The board indices of the meeples `mover` sandwiches: along a row or a column, both
+    neighbours the mover's and of one type, the type opposite to the meeple's. Found from the
+    mover's pairs of one type two cells apart (at most three of a type: a few pairs to look at)."""
+    found = []
+    for kind in (0, 1):
+        spots = _indices(board, code(mover, kind))
+        for n, i in enumerate(spots):
+            for j in spots[n + 1 :]:
+                gap = j - i
+                if gap == 2 and i % width < width - 2:
+                    middle = i + 1
+                elif gap == 2 * width:
+                    middle = i + width
+                else:
+                    continue
+                piece = board[middle]
+                if piece and colour_of(piece) != mover and kind_of(piece) != kind:
+                    found.append(middle)
+    return found
+
+
 @dataclass(frozen=True)
 class Place(Action):
     """A meeple of `kind` (0 kitten, 1 puppy) from the mover's supply onto an empty cell."""
@@ -156,27 +178,11 @@ class MeepleState(TiledState):
         return self._piece_moved(after, action.cell, TILE_ACTIONS)
 
     def captured(self) -> frozenset[Cell]:
-        """The meeples the player who just moved sandwiches: along a row or a column, both
-        neighbours theirs and of the type opposite to the meeple's. Found from the mover's
-        pairs of one type two cells apart (at most three of a type: a few pairs to look at)."""
-        mover, board, width = self.capturer, self.board, self.width
-        found = set()
-        for kind in (0, 1):
-            taker = code(mover, kind)
-            spots = [i for i in _indices(board, taker)]
-            for n, i in enumerate(spots):
-                for j in spots[n + 1 :]:
-                    gap = j - i
-                    if gap == 2 and i % width < width - 2:
-                        middle = i + 1
-                    elif gap == 2 * width:
-                        middle = i + width
-                    else:
-                        continue
-                    piece = board[middle]
-                    if piece and colour_of(piece) != mover and kind_of(piece) != kind:
-                        found.add((middle % width, middle // width))
-        return frozenset(found)
+        """The meeples the player who just moved sandwiches (see `sandwiched`)."""
+        width = self.width
+        return frozenset(
+            (i % width, i // width) for i in sandwiched(self.board, width, self.capturer)
+        )
 
     def _judged(self) -> TiledState:
         taken = self.captured()
