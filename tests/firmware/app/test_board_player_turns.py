@@ -1,5 +1,6 @@
 """The board's turns of several actions on r1: a Lance Assembly tile placed and a group slid,
-a Meep Tac Toe meeple moved and its tile shifted or turned. Each is lit as an obligation naming
+a Meep Tac Toe meeple moved and its tile shifted or turned, a Meeple Maneuver meeple placed and
+its tile moved twice (the capture planner's turn). Each is lit as an obligation naming
 the whole turn, made by hands action by action (the tiles moved with what stands on them), and
 the game goes on with the person's next turn."""
 
@@ -31,11 +32,17 @@ def make(session: SimSession, actions) -> None:
 
 
 @pytest.mark.parametrize(
-    ("game", "options"),
-    [("lance-assembly", {"clock": "none"}), ("meep-tac-toe", {"maneuver": "advanced"})],
+    ("game", "options", "level"),
+    [
+        ("lance-assembly", {"clock": "none"}, Level.EASY),
+        ("meep-tac-toe", {"maneuver": "advanced"}, Level.EASY),
+        ("meeple-maneuver", {}, Level.STRONG),
+    ],
 )
-def test_the_boards_turn_of_several_actions_is_lit_made_by_hand_and_play_goes_on(game, options):
-    session = SimSession("r1", game, options, ai=AiSeat(1, Level.EASY))
+def test_the_boards_turn_of_several_actions_is_lit_made_by_hand_and_play_goes_on(
+    game, options, level
+):
+    session = SimSession("r1", game, options, ai=AiSeat(1, level))
     session.lay_out()
     session.start()
     session.settle()
