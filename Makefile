@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NATIVE := firmware/native/.built
 
-.PHONY: setup browser poppler systemd mosquitto run test bench strength perft-deep lint clean
+.PHONY: setup browser poppler systemd mosquitto openspiel run test bench strength perft-deep lint clean
 
 setup: $(STAMP) $(NATIVE)
 
@@ -67,7 +67,16 @@ mosquitto:
 	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq mosquitto openssl >/dev/null; \
 	  else echo "mosquitto is not installed and cannot be here: MQTT tests will be skipped"; fi; }
 
-test: setup browser poppler systemd mosquitto
+# The OpenSpiel adapter's tests (tests/host/test_openspiel.py) need the `openspiel` extra: installed
+# where a wheel of open_spiel exists for this machine (never built from source); elsewhere those
+# tests say why they are skipped.
+openspiel: setup
+	@$(BIN)/python -c 'import pyspiel' 2>/dev/null || \
+	  $(BIN)/python -m pip install --quiet --disable-pip-version-check --only-binary open_spiel \
+	    -e '.[dev,openspiel]' || \
+	  echo "open_spiel does not install here: the OpenSpiel tests will be skipped"
+
+test: setup browser poppler systemd mosquitto openspiel
 	$(BIN)/python -m pytest -n auto
 	MAGBOARD_NATIVE=python $(BIN)/python -m pytest -n auto -m 'not deep and not backend_free'
 

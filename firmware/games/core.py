@@ -192,6 +192,12 @@ class State(ABC):
     turn: int
     """Number of completed turns: grows by one exactly when a turn ends (a subclass field)."""
 
+    def __deepcopy__(self, memo: dict) -> State:
+        """A state never changes, so a deep copy is the state itself (a library that copies
+        what it holds, as OpenSpiel copies a state it clones, would otherwise copy every
+        position the repetition rule remembers)."""
+        return self
+
     @property
     def players(self) -> int:
         return 2
