@@ -109,6 +109,9 @@ class Referee:
         """The seats the board itself plays (`play_against`): their turns arrive by
         `board_move` and are made by hand like a remote board's; games go on one after another."""
         self._owed: Owed | None = None
+        self._unread_start = False
+        """The board did not show the resumed game on start (noise, a hand): its first still
+        frame is looked at again for turns still owed."""
         self.status = Status(Phase.PLAY, 0.0, initial.to_move)
 
     def _restart(self, state: State) -> None:
@@ -143,6 +146,7 @@ class Referee:
         self._restart(self.initial)
         self._clearing = False
         self._owed = None
+        self._unread_start = False
         for text in actions:
             self._replay(self.position.parse_action(text))
         self._announce(now, actions)
@@ -184,6 +188,7 @@ class Referee:
             return
         if self._show_owed(now, raw):
             return
+        self._unread_start = frame != self.profile.render(self.position)
         lifted = self.profile.lifted_from(frame, self.position)
         if lifted is not None:  # the power came back while a hand held a piece
             self._in_hand(lifted, now, raw)
@@ -229,6 +234,10 @@ class Referee:
         if self._owed is not None:
             self._judge_owed(raw, frame, now, stable)
             return
+        if self._unread_start and stable:
+            self._unread_start = False
+            if self._show_owed(now, raw):
+                return
         if self.status.phase == Phase.OBLIGATION:
             self._judge_obligation(raw, frame, now, stable)
             return

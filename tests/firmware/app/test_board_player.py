@@ -12,6 +12,7 @@ from magboard.firmware.events import (
     GameOver,
     GameStarted,
     Illegal,
+    Mismatch,
     Moved,
     Note,
     Obligation,
@@ -258,3 +259,31 @@ def test_a_power_cut_after_the_boards_move_with_the_next_piece_in_hand_owes_noth
     moved = of(session.events, Moved)
     assert [m.player for m in moved] == [0, 1] and moved[0].actions == (str(mine),)
     assert not of(session.events, Illegal)
+
+
+def test_the_boards_move_is_lit_again_once_the_board_reads_after_a_restart(tmp_path):
+    """The power comes back with the board's piece in the hand and a stray piece down (a hand,
+    or sensor noise): once the board is put right and still, its move is owed again."""
+    session = session_with(O_BOARD, tmp_path)
+    person_plays(session)
+    asked = owed_obligation(session)
+    world = session.world
+    tray = place(session, next(label for label in asked.places if label[0].isupper()))
+    held = world.lift(tray)
+    x_slot = next(s for s in session.spec.slots if s.tray == "A" and world.pieces_at(s))
+    free = [c for c in session.spec.cells if not world.pieces_at(c)]
+    stray = next(c for c in free if place_label(c) not in asked.places)
+    world.put(stray, world.lift(x_slot))
+    session.run_for(0.3)
+    session = session.restart()
+    session.settle()
+    assert of(session.events, Mismatch) and session.referee.owed is None
+    world.put(x_slot, world.lift(stray))
+    session.settle()
+    again = owed_obligation(session)
+    assert again.detail == asked.detail
+    cell = next(label for label in again.places if label[0].islower())
+    world.put(place(session, cell), held)
+    session.settle()
+    assert session.referee.owed is None and session.state.to_move == 0
+    assert f"made: the board's move O {cell}" in [n.text for n in of(session.events, Note)]
