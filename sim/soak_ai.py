@@ -25,12 +25,13 @@ from typing import Any
 from magboard.firmware.app.board_player import Thinking, stepped_clock
 from magboard.firmware.app.errors import CommandError
 from magboard.firmware.engine.opponent import AiSeat
-from magboard.firmware.events import Event, Moved, Note, Obligation, TakenBack
+from magboard.firmware.events import Event, Illegal, Moved, Note, Obligation, TakenBack
 from magboard.firmware.games import Action, Game, GameError, State
 from magboard.hardware.spec import BoardSpec, Place, Slot, place_label
 
+from . import soak
 from .following import follow_lights
-from .soak import ACCEPT_WAIT, HAND_PAUSE, GameSoak, Tally
+from .soak import ACCEPT_WAIT, FAST, HAND_PAUSE, GameSoak, Tally
 
 P_WRONG_SQUARE = 0.15
 """Of the board's moves: its piece put on a square it did not light first."""
@@ -76,6 +77,8 @@ class BoardSoak(GameSoak):
         """The places the board's latest obligation lights."""
         self.reply: tuple[State, Action] | None = None
         """The board's last move, made by hand: what a takeback puts back with the person's."""
+        self.made = 0
+        """The board's moves it said it saw made."""
         thinking = Thinking(stepped_clock(), budget, seed)
         super().__init__(spec, game, options, seed, tally, journal, ai=ai, thinking=thinking)
 
@@ -90,7 +93,8 @@ class BoardSoak(GameSoak):
                 ok = self._board_turn()
             elif self.state.outcome() is not None:
                 self.clear_board()
-                if self.owed is not None and not self._board_turn():  # its reply in the next game
+                # The board's reply to the next game's first move, made (nothing after it).
+                if self.owed is not None and not self._board_turn(quick=False):
                     self.tally.aborted += 1
                 break
             else:
@@ -113,6 +117,8 @@ class BoardSoak(GameSoak):
             elif isinstance(event, Obligation) and event.detail.startswith(ASKED):
                 self.asked = event.places
             else:
+                if isinstance(event, Note) and event.text.startswith(MADE):
+                    self.made += 1
                 kept.append(event)
         return kept
 
@@ -132,9 +138,10 @@ class BoardSoak(GameSoak):
 
     # The board's turn, made by hand.
 
-    def _board_turn(self) -> bool:
+    def _board_turn(self, quick: bool = True) -> bool:
         """The board's move made from its lights: perhaps on the wrong square first, perhaps
-        with a power cut while its piece is in the hand."""
+        with a power cut while its piece is in the hand, perhaps (if `quick`) followed at once
+        by the person's next piece."""
         assert self.owed is not None
         rng = self.rng
         if not self.asked:
@@ -145,7 +152,7 @@ class BoardSoak(GameSoak):
             self._wrong_square()
         elif roll < P_WRONG_SQUARE + P_POWER_CUT:
             self._cut_with_piece_in_hand()
-        return self._follow()
+        return self._follow(quick)
 
     def _lit(self, tray: bool) -> list[Place]:
         """The places the board's obligation lights: its tray slots, or its cells."""
@@ -183,25 +190,78 @@ class BoardSoak(GameSoak):
         self.session = self.session.restart(seed=self.seed)
         self._cursor = 0
         self.asked = ()
-        self._wait(ACCEPT_WAIT, until=Obligation)
+        # The board lights its move again once it reads the board, which a burst of sensor
+        # noise at the restart delays: the person waits for it.
+        self._wait(3 * ACCEPT_WAIT, until=Obligation)
         self._unexpected(self._new_events())
 
-    def _follow(self) -> bool:
-        """The person follows the lights; the board must say it saw its move made, and agree."""
+    def _follow(self, quick: bool) -> bool:
+        """The person follows the lights, perhaps putting their own next piece down at once
+        (or, after the board's winning move, a stray one); the board must say it saw its move
+        made, take the person's, and agree."""
         assert self.owed is not None
+        made, rng = self.made, self.rng
+        after_win = self.state.outcome() is not None
+        quick = quick and rng.random() < (soak.P_WIN_REPLY if after_win else soak.P_FAST_REPLY)
         slots = [place_label(slot) for slot in self.spec.slots]
-        follow_lights(self.session, [*self.asked, *slots])
-        self._wait(ACCEPT_WAIT, until=Note)
-        events = self._new_events()
-        made = [e for e in events if isinstance(e, Note) and e.text.startswith(MADE)]
-        self._unexpected(events)
-        self._count_result(events)  # a winning move of the board's ends the game once made
-        if not made:
+        follow_lights(self.session, [*self.asked, *slots], pause=FAST if quick else HAND_PAUSE)
+        board_move, reply = self.owed, None
+        self.owed, self.asked = None, ()  # made: what the board says next is about the next move
+        if quick and after_win:
+            ok = self._stray_after_win()
+        elif quick and (reply := self._quick_reply()) is not None:
+            ok = self._fast_reply(reply)
+        else:
+            self._wait(ACCEPT_WAIT, until=Note)
+            events = self._new_events()
+            self._unexpected(events)
+            self._count_result(events)  # a winning move of the board's ends the game once made
+            ok = True
+        if self.made == made:
             return False
         self.tally.board_moves_made += 1
-        self.reply = self.owed if len(self.profile.plan(*self.owed)) == 1 else None
-        self.owed, self.asked = None, ()
-        return self._agree()
+        # What a takeback puts back with the person's last move: the board's reply to it (after
+        # a quick reply, the board's next move, once made).
+        one_step = len(self.profile.plan(*board_move)) == 1
+        self.reply = board_move if one_step and reply is None else None
+        return ok and self._agree()
+
+    def _quick_reply(self) -> Action | None:
+        """A move of the person's made with one hand movement, from the game as played."""
+        state = self.state
+        replies = [a for a in state.legal_actions() if self._one_step_from(state, a)]
+        return self.rng.choice(replies) if replies else None
+
+    def _fast_reply(self, reply: Action) -> bool:
+        """The person's move put down as soon as the board's is made, before the board settled:
+        the board must see its own made and take the person's."""
+        self.tally.fast_replies += 1
+        before = self.state
+        expected = self._expect(reply)
+        self.session.perform(reply, pause=FAST, state=before)
+        self._wait(ACCEPT_WAIT, until=Moved)
+        ok = self._check(expected)
+        self._remember(before, reply, expected)
+        return ok
+
+    def _stray_after_win(self) -> bool:
+        """The board's winning move made, and a piece of the person's put down straight after:
+        the win must stand, and the stray piece is only something to clear."""
+        stray = self._stray_piece(1 - self.ai.seat)
+        self._wait(ACCEPT_WAIT / 4)
+        label = None
+        if stray is not None:
+            self.tally.win_replies += 1
+            piece, cell = stray
+            self.world.put(cell, piece)
+            label = place_label(cell)
+        self._wait(ACCEPT_WAIT, until=Illegal)
+        events = self._new_events()
+        flagged = [e for e in events if isinstance(e, Illegal) and e.remove == (label,)]
+        self.tally.win_replies_flagged += label is not None and len(flagged) == 1
+        self._unexpected([e for e in events if e not in flagged])
+        self._count_result(events)
+        return True
 
     # The person's turn.
 

@@ -216,6 +216,7 @@ def careless_hands(monkeypatch):
     monkeypatch.setattr(soak_ai, "P_WRONG_SQUARE", 0.3)
     monkeypatch.setattr(soak_ai, "P_POWER_CUT", 0.2)
     monkeypatch.setattr("magboard.sim.soak.P_TAKEBACK", 0.3)
+    monkeypatch.setattr("magboard.sim.soak.P_FAST_REPLY", 0.3)
 
 
 @pytest.mark.parametrize(
@@ -230,6 +231,8 @@ def test_every_move_of_the_board_is_made_from_its_lights_and_nothing_slips(
     assert tally.board_moves == tally.board_moves_made > 0
     assert tally.board_wrong_squares > 0 and tally.board_power_cuts > 0
     assert tally.taken_back == tally.takebacks > 0
+    assert tally.fast_replies > 0  # the person's piece down as soon as the board's is made
+    assert tally.win_replies_flagged == tally.win_replies
     assert tally.clears_ok == tally.boards_cleared == tally.games
     report = format_report(tally)
     assert f"the board playing {'O' if game == 'tic-tac-toe' else 'B'}:{level.value}" in report
