@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from positions import tic_tac_toe as position
 from stones import StonesState, stones, stones_profile
 
 from magboard.firmware.events import (
@@ -19,7 +20,7 @@ from magboard.firmware.events import (
     Restored,
     TakenBack,
 )
-from magboard.firmware.games import State, get_game
+from magboard.firmware.games import get_game
 from magboard.firmware.profiles import profile_for
 from magboard.firmware.referee import (
     CLEARING,
@@ -35,13 +36,6 @@ from magboard.hardware.spec import Slot, load_board
 MINI = load_board("mini")
 R1 = load_board("r1")
 TTT = get_game("tic-tac-toe")
-
-
-def position(*moves: str) -> State:
-    state = TTT.new_state()
-    for move in moves:
-        state = state.apply(state.parse_action(move))
-    return state
 
 
 def referee(spec=MINI, takeback=True):

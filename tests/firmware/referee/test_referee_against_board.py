@@ -5,22 +5,16 @@ one another, and a takeback reaches back past the board's reply to the person's 
 from __future__ import annotations
 
 import pytest
+from positions import tic_tac_toe as position
 
 from magboard.firmware.events import Illegal, Moved, Note, Obligation, RemoteMade, TakenBack
-from magboard.firmware.games import State, get_game
+from magboard.firmware.games import get_game
 from magboard.firmware.profiles import profile_for
 from magboard.firmware.referee import OBLIGATION, PLAY, Referee, RemoteError
 from magboard.hardware.spec import load_board
 
 MINI = load_board("mini")
 TTT = get_game("tic-tac-toe")
-
-
-def position(*moves: str) -> State:
-    state = TTT.new_state()
-    for move in moves:
-        state = state.apply(state.parse_action(move))
-    return state
 
 
 def against_board(seat: int = 1):
