@@ -573,15 +573,19 @@ class GameSoak:
         loser = 1 - self.state.to_move
         expected = self._expect(action)
         self.session.perform(action, pause=FAST)
-        stray = self._stray_piece(loser)
-        label = None
-        if stray is not None:
-            self.tally.win_replies += 1
-            piece, cell = stray
-            self.world.put(cell, piece)
-            label = place_label(cell)
+        label = self.put_stray(loser)
         self._wait(ACCEPT_WAIT, until=GameOver)
         return self._check(expected, stray=label) and self._agree()
+
+    def put_stray(self, seat: int) -> str | None:
+        """A piece of `seat`'s put down on a free cell after the game's end; its label."""
+        stray = self._stray_piece(seat)
+        if stray is None:
+            return None
+        self.tally.win_replies += 1
+        piece, cell = stray
+        self.world.put(cell, piece)
+        return place_label(cell)
 
     def _stray_piece(self, seat: int) -> tuple[Any, Cell] | None:
         """A piece of `seat` (or from a supply both share) in the hand, and a free cell of the

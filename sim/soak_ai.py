@@ -247,14 +247,8 @@ class BoardSoak(GameSoak):
     def _stray_after_win(self) -> bool:
         """The board's winning move made, and a piece of the person's put down straight after:
         the win must stand, and the stray piece is only something to clear."""
-        stray = self._stray_piece(1 - self.ai.seat)
         self._wait(ACCEPT_WAIT / 4)
-        label = None
-        if stray is not None:
-            self.tally.win_replies += 1
-            piece, cell = stray
-            self.world.put(cell, piece)
-            label = place_label(cell)
+        label = self.put_stray(1 - self.ai.seat)
         self._wait(ACCEPT_WAIT, until=Illegal)
         events = self._new_events()
         flagged = [e for e in events if isinstance(e, Illegal) and e.remove == (label,)]
