@@ -10,10 +10,13 @@ put it) and makes it. Sometimes carelessly:
 - with the power going while the board's piece is in the hand: the board comes back owing the
   same move, lights it again, and takes it when it is made, never playing it twice;
 - a takeback: the person puts the board's reply and their own move back in the trays; the board
-  must undo both, and the person moves again.
+  must undo both, and the person moves again;
+- a quick hand: the person's own next piece put down the moment the board's is, before the
+  board settled; after the board's winning move, a stray piece of the person's (the win must
+  stand, the piece only something to clear).
 
 Every move the board announces must be one the rules allow from the game as played, and must be
-seen made ("made: the board's move ...") before the person's next move. The board's seat is not
+seen made ("made: the board's move ...") by the person's next move. The board's seat is not
 the first: after the game the soak checks that the next game takes the person's first move.
 """
 
