@@ -13,6 +13,12 @@ turn began tell these apart. Two checks, both only ever refusing a reading:
 - turns happen one after the other: before a reply counts, the board must have shown the first
   turn complete (with, at most, pieces already lifted for the reply).
 
+The actions of one turn are judged in the order the frames show them (`in_frame_order`): a
+reading that tells them in another order is retold in the frames' order, and refused where that
+order breaks a rule (a Lance Assembly slide before the turn's placement, a Meeple Maneuver tile
+turned before the meeple is placed), though the same actions told the other way round would be
+a legal turn.
+
 And where readings remain that the frames do not refuse, the board prefers the one that explains
 more of the sensor changes it saw (a tile placed on d3 and slid to d1 tripped d3's sensor on the
 way, a tile placed straight on d1 did not), then the one that claims fewer changes it never saw.
@@ -21,7 +27,9 @@ way, a tile placed straight on d1 did not), then the one that claims fewer chang
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
+from magboard.firmware.games import Action, State
 from magboard.firmware.profiles import Profile, Step
 
 from .matcher import Reading
@@ -185,3 +193,131 @@ def _witnessed(profile: Profile, reading: Reading, shown: set[int]) -> int:
             state = state.advance(action)
             count += profile.render(state) in shown
     return count
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A turn the frames show made in an order the rules refuse: made in that order, it comes
+    to `state`, where the rules forbid its next action, `action`."""
+
+    state: State
+    action: Action
+
+
+def in_frame_order(
+    profile: Profile, trail: Sequence[int], reading: Reading, fixed: int = 0
+) -> Reading | Refused | None:
+    """`reading` with each turn's actions in the order the frames show them made: itself where
+    they agree; retold where that order is legal and ends the same (two tokens put down, told
+    the other way round); `Refused` where that order breaks a rule; None where it ends
+    elsewhere. The first `fixed` actions (the part of the turn already accepted, whose order the
+    frames showed then) keep their place: a knock that lifts one of them and puts it back late
+    does not make it come after the rest."""
+    marks = _marks(profile, reading)
+    told: list[tuple[Action, ...]] = []
+    offset = 0
+    for number, turn in enumerate(reading.turns):
+        own = marks[offset : offset + len(turn.actions)]
+        offset += len(turn.actions)
+        order = _frames_order(trail, own, fixed if number == 0 else 0)
+        told.append(tuple(turn.actions[k] for k in order))
+    if all(t == turn.actions for t, turn in zip(told, reading.turns, strict=True)):
+        return reading
+    previous: Reading | None = None
+    for actions, turn in zip(told, reading.turns, strict=True):
+        state = _replayed(turn, actions)
+        if not isinstance(state, State):
+            return state
+        previous = replace(turn, actions=actions, state=state, previous=previous)
+    return previous
+
+
+@dataclass(frozen=True)
+class _Mark:
+    """What tells when one action of a reading began: the sensor bits it changes and no other
+    action of the reading does (`bits`), as they are before it. Only those a piece leaves, where
+    it has any: an action begins when its first piece leaves (a meeple its slot, a tile its
+    key's corner), while a place it lands on may show a piece another action brought there
+    (the neutral puppy a turned tile carries onto the cell the meeple is placed on)."""
+
+    bits: int
+    before: int
+
+
+def _marks(profile: Profile, reading: Reading) -> list[_Mark]:
+    changes: list[tuple[int, int]] = []
+    for turn in reading.turns:
+        state, shown = turn.start, profile.render(turn.start)
+        for action in turn.actions:
+            state = state.advance(action)
+            after = profile.render(state)
+            changes.append((shown ^ after, shown))
+            shown = after
+    seen = twice = 0
+    for changed, _ in changes:
+        twice |= seen & changed
+        seen |= changed
+    marks = []
+    for changed, before in changes:
+        own = changed & ~twice
+        leaving = own & before
+        bits = leaving or own
+        marks.append(_Mark(bits, before & bits))
+    return marks
+
+
+def _frames_order(trail: Sequence[int], marks: Sequence[_Mark], fixed: int) -> list[int]:
+    """The actions' indices in the order the frames show them: an action the frames show
+    begun in the last frame before another began (the last that shows none of that one's own
+    changes) was made first. Begun, not complete: a tile turned before its meeple was placed
+    shows the turn of the tile and of the meeples it held, not of the meeple put on it later.
+    Actions that leave no mark of their own (a meeple moved onto the tile it then turns with)
+    keep their place."""
+    order = list(range(len(marks)))
+    for _ in range(len(marks) ** 2):
+        moved = _first_shown_later(trail, marks, order, fixed)
+        if moved is None:
+            break
+        later, earlier = moved
+        order.insert(later, order.pop(earlier))
+    return order
+
+
+def _first_shown_later(
+    trail: Sequence[int], marks: Sequence[_Mark], order: Sequence[int], fixed: int
+) -> tuple[int, int] | None:
+    """The first place in `order` whose action the frames show begun after a later one had
+    begun, and the place of that later one; None if the frames agree with `order`."""
+    for place, index in enumerate(order):
+        mark = marks[index]
+        if index < fixed or not mark.bits:
+            continue
+        untouched = _last_untouched(trail, mark)
+        if untouched is None or untouched == len(trail) - 1:
+            continue  # the frames never show it made: they say nothing of its order
+        for later in range(place + 1, len(order)):
+            other = marks[order[later]]
+            if other.bits and trail[untouched] & other.bits != other.before:
+                return place, later
+    return None
+
+
+def _last_untouched(trail: Sequence[int], mark: _Mark) -> int | None:
+    """The last frame that shows none of `mark`'s changes made."""
+    for index in range(len(trail) - 1, -1, -1):
+        if trail[index] & mark.bits == mark.before:
+            return index
+    return None
+
+
+def _replayed(turn: Reading, actions: Sequence[Action]) -> State | Refused | None:
+    """Where `actions` lead from `turn`'s start, if legal one after the other within the one
+    turn and ending where `turn` ends; `Refused` at the first the rules forbid."""
+    state = turn.start
+    for number, action in enumerate(actions):
+        if number and (state.turn != turn.start.turn or state.outcome() is not None):
+            return None
+        if not state.is_legal(action):
+            return Refused(state, action)
+        state = state.advance(action)
+    return state if state == turn.state else None

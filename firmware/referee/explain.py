@@ -6,6 +6,8 @@ from magboard.firmware.games import Cell, State
 from magboard.firmware.profiles import Difference, Profile
 from magboard.hardware.spec import Slot, place_label
 
+from .evidence import Refused
+
 
 def forbidden(profile: Profile, position: State, frame: int) -> str | None:
     """If the board shows `position` with one action made that the rules forbid but the
@@ -16,6 +18,13 @@ def forbidden(profile: Profile, position: State, frame: int) -> str | None:
         if profile.render(position.advance(action)) == frame:
             return position.why_illegal(action)
     return None
+
+
+def misordered(refused: Refused) -> str:
+    """Why the rules refuse a turn made in the order the frames show: the rule the first
+    action out of its turn's order breaks (placing after a slide, a tile moved before its
+    meeple is placed)."""
+    return refused.state.why_illegal(refused.action)
 
 
 def explain(profile: Profile, position: State, difference: Difference, frame: int) -> str:

@@ -39,8 +39,8 @@ from magboard.firmware.lights import View
 from magboard.firmware.profiles import Difference, Movement, Profile, Spot
 from magboard.hardware.spec import Place, place_label
 
-from .evidence import best_explained, in_order, reply_cells, witness
-from .explain import explain, forbidden
+from .evidence import Refused, best_explained, in_frame_order, in_order, reply_cells, witness
+from .explain import explain, forbidden, misordered
 from .history import History, Turn, notation
 from .matcher import Matcher, Reading, SearchLimitError
 from .remote_log import RemoteError, Turns, follow
@@ -278,14 +278,12 @@ class Referee:
         except SearchLimitError as error:
             self._illegal(raw, now, f"too much changed at once to read ({error}): put it back")
             return
+        exact, refused = self._in_frame_order(found.exact)
+        endings, _ = self._in_frame_order(found.endings)
         single = best_explained(
             profile,
             self._keeping_accepted(
-                [
-                    r
-                    for r in found.exact
-                    if r.previous is None and in_order(profile, trail, r, accepted)
-                ]
+                [r for r in exact if r.previous is None and in_order(profile, trail, r, accepted)]
             ),
             self._touched,
             trail,
@@ -305,8 +303,8 @@ class Referee:
             self._take_back(frame, now)
             return
         for candidates in (
-            [r for r in found.exact if r.previous is not None],
-            [r for r in found.endings if witness(profile, trail, r) is not None],
+            [r for r in exact if r.previous is not None],
+            [r for r in endings if witness(profile, trail, r) is not None],
         ):
             readings = best_explained(
                 profile,
@@ -328,7 +326,30 @@ class Referee:
         if lifted is not None:
             self._in_hand(lifted, now, raw)
         else:
-            self._illegal(raw, now)
+            self._illegal(raw, now, misordered(refused) if refused is not None else "")
+
+    def _in_frame_order(self, readings: Iterable[Reading]) -> tuple[list[Reading], Refused | None]:
+        """The readings with each turn's actions in the order the frames show them made, and
+        the first that order breaks a rule of, if any (a slide before the turn's placement):
+        a reading that reorders what the frames showed is never accepted."""
+        told: list[Reading] = []
+        refused = None
+        for reading in readings:
+            fixed = self._accepted_prefix(reading)
+            result = in_frame_order(self.profile, self._trail, reading, fixed)
+            if isinstance(result, Refused):
+                refused = refused or result
+            elif result is not None:
+                told.append(result)
+        return told, refused
+
+    def _accepted_prefix(self, reading: Reading) -> int:
+        """How many of `reading`'s first actions are the part of the turn already accepted,
+        in the order it was accepted."""
+        first, accepted = reading.turns[0], self._partial
+        if not accepted or first.start != self.turn_start:
+            return 0
+        return len(accepted) if first.actions[: len(accepted)] == accepted else 0
 
     def _keeping_accepted(self, readings: list[Reading]) -> list[Reading]:
         """The readings that pass through the part of the turn already accepted, if any do,
@@ -559,11 +580,10 @@ class Referee:
         except SearchLimitError:
             return
         profile, trail, accepted = self.profile, self._trail, self._accepted_frame()
+        exact, _ = self._in_frame_order(found.exact)
         readings = best_explained(
             profile,
-            self._keeping_accepted(
-                [r for r in found.exact if in_order(profile, trail, r, accepted)]
-            ),
+            self._keeping_accepted([r for r in exact if in_order(profile, trail, r, accepted)]),
             self._touched,
             trail,
         )
