@@ -267,39 +267,24 @@ def _marks(profile: Profile, reading: Reading) -> list[_Mark]:
 
 
 def _frames_order(trail: Sequence[int], marks: Sequence[_Mark], fixed: int) -> list[int]:
-    """The actions' indices in the order the frames show them: an action the frames show
-    begun in the last frame before another began (the last that shows none of that one's own
-    changes) was made first. Begun, not complete: a tile turned before its meeple was placed
-    shows the turn of the tile and of the meeples it held, not of the meeple put on it later.
-    Actions that leave no mark of their own (a meeple moved onto the tile it then turns with)
-    keep their place."""
-    order = list(range(len(marks)))
-    for _ in range(len(marks) ** 2):
-        moved = _first_shown_later(trail, marks, order, fixed)
-        if moved is None:
-            break
-        later, earlier = moved
-        order.insert(later, order.pop(earlier))
-    return order
-
-
-def _first_shown_later(
-    trail: Sequence[int], marks: Sequence[_Mark], order: Sequence[int], fixed: int
-) -> tuple[int, int] | None:
-    """The first place in `order` whose action the frames show begun after a later one had
-    begun, and the place of that later one; None if the frames agree with `order`."""
-    for place, index in enumerate(order):
-        mark = marks[index]
+    """The actions' indices in the order the frames show them begun: each from the frame
+    after the last that shows none of its own changes (a piece put down, lifted again and put
+    back began when it was put back). Begun, not complete: a tile turned before its meeple was
+    placed shows the turn of the tile and of the meeples it held, not of the meeple put on it
+    later. Actions that leave no mark of their own (a meeple moved onto the tile it then turns
+    with), that the frames never show made, or among the first `fixed`, keep their place."""
+    began: dict[int, int] = {}
+    for index, mark in enumerate(marks):
         if index < fixed or not mark.bits:
             continue
         untouched = _last_untouched(trail, mark)
-        if untouched is None or untouched == len(trail) - 1:
-            continue  # the frames never show it made: they say nothing of its order
-        for later in range(place + 1, len(order)):
-            other = marks[order[later]]
-            if other.bits and trail[untouched] & other.bits != other.before:
-                return place, later
-    return None
+        if untouched is not None and untouched < len(trail) - 1:
+            began[index] = untouched + 1
+    order = list(range(len(marks)))
+    places = sorted(began)
+    for place, index in zip(places, sorted(places, key=lambda i: (began[i], i)), strict=True):
+        order[place] = index
+    return order
 
 
 def _last_untouched(trail: Sequence[int], mark: _Mark) -> int | None:

@@ -293,3 +293,53 @@ def test_the_parts_of_a_turn_keep_the_order_they_were_accepted_in():
     partials = [e.actions for e in events if isinstance(e, Partial)]
     assert partials == [("d4",), ("d4", "Nb2")]
     assert turns == [("c3",), ("d4", "Nb2", "d4>1:2")]  # not Nb2 first, though it ends alike
+
+
+def lance_after(*texts):
+    """A Lance Assembly referee on R1 after `texts` were played and accepted one by one, with
+    its events since."""
+    lance = get_game("lance-assembly")
+    profile = profile_for(lance, R1)
+    events = []
+    ref = Referee(profile, lance.new_state(), events.append)
+    ref.start(0.0)
+    state = ref.position
+    for n, text in enumerate(texts, start=1):
+        state = state.apply(state.parse_action(text))
+        ref.judge(profile.render(state), float(n), stable=True)
+    events.clear()
+    return ref, profile, events, state
+
+
+def test_a_slide_then_a_placement_read_together_is_refused_naming_the_rule():
+    ref, profile, events, start = lance_after("c3")
+    slid = start.apply(start.parse_action("c3>1:1"))
+    placed = start.apply(start.parse_action("d4"))
+    both = placed.apply(placed.parse_action("c3>1:1"))  # the same board, told the rules' way
+    ref.judge(profile.render(slid), 2.0, stable=False)
+    ref.judge(profile.render(both), 2.1, stable=True)
+    assert kinds(events) == ["Illegal"]
+    assert events[0].detail == "one placement a turn, and never after a slide"
+    # Back to the turn's start: the slide undone and the tile off d4.
+    assert (events[0].remove, events[0].put_back) == (("g6", "g7"), ("f6",))
+    assert ref.position == start
+
+
+def test_two_placements_read_together_are_told_in_the_order_made():
+    for first, second in (("d4", "Nd3"), ("Nd3", "d4")):
+        ref, profile, events, start = lance_after("c3")
+        one = start.apply(start.parse_action(first))
+        two = one.apply(one.parse_action(second))
+        ref.judge(profile.render(one), 2.0, stable=False)
+        ref.judge(profile.render(two), 2.1, stable=True)
+        assert events == [Partial(2.1, 1, (first, second))]
+
+
+def test_a_knock_does_not_move_the_accepted_part_of_a_turn_after_the_rest():
+    ref, profile, events, placed = lance_after("c3", "d4")
+    slid = placed.apply(placed.parse_action("c3>1:1"))
+    tile = profile.render(placed) & ~profile.render(ref.turn_start)  # B's tile on d4
+    ref.judge(profile.render(slid), 3.0, stable=False)
+    ref.judge(profile.render(slid) & ~tile, 3.1, stable=False)  # knocked off d4...
+    ref.judge(profile.render(slid), 3.2, stable=True)  # ...and put straight back
+    assert events == [Partial(3.2, 1, ("d4", "c3>1:1"))]
