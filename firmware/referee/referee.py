@@ -1136,7 +1136,10 @@ def _reordered(
 ) -> tuple[Action, ...] | None:
     """The actions of `turn` after the accepted ones, where its actions are the accepted ones
     and others in another order that still reaches the same position from `position` (two
-    collections whose order the board already announced); None if there are no such."""
+    collections whose order the board already announced); None if there are no such. Readings
+    come here already in the order the frames show (`in_frame_order`): this only puts the
+    accepted part first where the frames left the order open, and never makes an order the
+    rules forbid legal, as the rest must be legal after the accepted part."""
     rest = list(turn.actions)
     for action in accepted:
         if action not in rest:
