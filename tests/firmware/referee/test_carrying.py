@@ -3,7 +3,7 @@ directly as frames (no scanning, no simulator)."""
 
 from __future__ import annotations
 
-from magboard.firmware.events import Fulfilled, Illegal, Obligation
+from magboard.firmware.events import Fulfilled, Illegal, Moved, Obligation
 from magboard.firmware.games import CARRY_OUT, get_game
 from magboard.firmware.profiles import Layout, profile_for
 from magboard.firmware.referee import OBLIGATION, PLAY, Referee
@@ -90,6 +90,33 @@ def test_a_captured_meeple_in_the_hand_is_on_its_way():
     in_hand = profile.render(captured) & ~profile.sensors.spot_mask((7, 6))
     ref.judge(in_hand, 20.0, stable=True)
     assert events == [] and ref.status.phase == OBLIGATION
+
+
+def test_a_capture_carried_off_before_the_board_settles_is_the_turn_then_progress():
+    ref, profile, events = meeple_referee()
+    before = play(ref, profile, TWO_CAPTURES[:-1])
+    captured = before.apply(before.parse_action(TWO_CAPTURES[-1]))
+    ref.judge(profile.render(captured), 20.0, stable=False)
+    ref.judge(carried_off(profile, captured, (7, 6)), 20.1, stable=False)
+    ref.judge(carried_off(profile, captured, (7, 6)), 20.35, stable=True)
+    moved = [e for e in events if isinstance(e, Moved)]
+    assert moved[-1] == Moved(20.35, 0, ("Kf6", "Te5cw", "Te5>"), 5)
+    assert events[-1] == Obligation(
+        20.35,
+        0,
+        "captured: the neutral puppy on h5 goes to A's captured pile",
+        ("A7", "A8", "A9", "i6"),
+    )
+    assert not any(isinstance(e, Illegal) for e in events)
+
+
+def test_a_capture_the_board_never_saw_made_is_not_read_as_carried_off():
+    ref, profile, events = meeple_referee()
+    before = play(ref, profile, TWO_CAPTURES[:-1])
+    captured = before.apply(before.parse_action(TWO_CAPTURES[-1]))
+    ref.judge(carried_off(profile, captured, (7, 6)), 20.0, stable=True)
+    assert not any(isinstance(e, Moved) and e.turn == 5 for e in events)
+    assert ref.position == before
 
 
 def test_a_captured_meeple_put_on_another_cell_is_a_mistake_naming_its_place():
