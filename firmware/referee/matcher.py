@@ -8,6 +8,8 @@ how many continuations the turn has (Lance Assembly's have tens of thousands).
 
 A reply made before the board settled is the same search carried across the turn boundary. A
 turn that ends the game is not carried across: what came after it is only something to clear.
+A turn that leaves an obligation is not either (the obligation comes before any reply), but
+the frame may show its pieces carried off already, in part or whole: that still shows the turn.
 Every search is bounded in nodes and in time; past the bound the board asks for the position
 to be put back rather than freeze.
 """
@@ -21,6 +23,8 @@ from dataclasses import dataclass
 
 from magboard.firmware.games import PASS, Action, Cell, State
 from magboard.firmware.profiles import Profile
+
+from .carrying import carrying, seen_done
 
 MAX_NODES = 4000
 """Positions one search may expand: far above what a turn's changed cells allow in any game
@@ -167,7 +171,7 @@ class Matcher:
                         exact.append(self._reading(node, action, after, done))
                     continue
                 reading = self._reading(node, action, after, done)
-                if shown:
+                if shown or (after.obligations and self._carrying(after, frame, passed)):
                     exact.append(reading)
                 if previous is not None:
                     continue
@@ -183,6 +187,19 @@ class Matcher:
                         second = Reading(following, (), False, following, reading)
                         pending.append((second, self.game_cells(reply) & changed))
         return Found(tuple(exact), tuple(endings))
+
+    def _carrying(self, after: State, frame: int, passed: Collection[int]) -> bool:
+        """Whether `frame` shows the turn ended in `after` with some of the obligation it made
+        carried out already, by another hand before the board settled: the frames `passed`
+        showed the turn done first, and each piece since gone from its cell is in its place or
+        in a hand, nothing else changed."""
+        carried = carrying(self.profile, after, frame)
+        if not carried.gone or not seen_done(self.profile, after, passed):
+            return False
+        if frame == carried.frame:
+            return True
+        held = carried.in_hands(self.profile, frame)
+        return held is not None and held <= {step.target for step in carried.gone}
 
     @staticmethod
     def _reading(node: Reading, action: Action, after: State, done: bool) -> Reading:

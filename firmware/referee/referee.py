@@ -35,10 +35,12 @@ from magboard.firmware.events import (
     TakenBack,
 )
 from magboard.firmware.games import CARRY_OUT, END_TURN, PASS, Action, State
+from magboard.firmware.games import Obligation as Duty
 from magboard.firmware.lights import View
 from magboard.firmware.profiles import Difference, Movement, Profile, Spot
 from magboard.hardware.spec import Place, place_label
 
+from .carrying import Carrying, carrying, step_places
 from .evidence import Refused, best_explained, in_frame_order, in_order, reply_cells, witness
 from .explain import explain, forbidden, misordered
 from .history import History, Turn, notation
@@ -109,6 +111,10 @@ class Referee:
         """The seats the board itself plays (`play_against`): their turns arrive by
         `board_move` and are made by hand like a remote board's; games go on one after another."""
         self._owed: Owed | None = None
+        self._duties_shown: tuple[Duty, ...] = ()
+        """While an obligation is pending: the part of it last said to be still to do."""
+        self._obliged_since = 0.0
+        """When the pending obligation was announced: its lights keep that rhythm."""
         self._unread_start = False
         """The board did not show the resumed game on start (noise, a hand): its first still
         frame is looked at again for turns still owed."""
@@ -645,29 +651,44 @@ class Referee:
 
     # Obligations.
 
-    def _obliged_spots(self) -> frozenset[Spot]:
-        """The board places the pending obligations move pieces from and to."""
+    def _obliged_spots(self, duties: Sequence[Duty] | None = None) -> frozenset[Spot]:
+        """The board places the pending obligations (or `duties`) move pieces from and to."""
         spots: set[Spot] = set()
-        for duty in self.position.obligations:
+        for duty in self.position.obligations if duties is None else duties:
             for spot in duty.sources | duty.targets:
                 spots.add(spot if isinstance(spot, str) else self.profile.to_board(spot))
         return frozenset(spots)
 
     def _oblige(self, now: float, frame: int | None) -> None:
-        """The rules need pieces moved by hand: blink them until the board shows it done."""
+        """The rules need pieces moved by hand: blink them until the board shows it done. A
+        frame that already shows some of them carried off (at once, inside the settle window
+        of the turn that made the obligation) is progress already."""
         position = self.position
         places = self.profile.places_of(self._obliged_spots())
-        detail = "; ".join(duty.detail for duty in position.obligations)
-        self.emit(Obligation(now, self.history[-1].player, detail, tuple(_labels(places))))
+        self._duties_shown = position.obligations
+        self._obliged_since = now
+        self.emit(
+            Obligation(
+                now, self.history[-1].player, _details(position.obligations), tuple(_labels(places))
+            )
+        )
         self.status = self._status(Phase.OBLIGATION, now, obligation=places)
-        if frame is not None and frame == self.profile.render(position.apply(CARRY_OUT)):
+        if frame is None:
+            return
+        if frame == self.profile.render(position.apply(CARRY_OUT)):
             self._carry_out(now, frame)
+            return
+        carried = carrying(self.profile, position, frame)
+        if carried.gone and frame == carried.frame:
+            self._carried_in_part(carried, now, stable=True)
 
     def _judge_obligation(self, raw: int, frame: int, now: float, stable: bool) -> None:
-        """Waiting for the board to show the obligation done. Pieces in hands are part of
-        doing it; anything else, once the board settles, is a mistake to put right."""
-        done = self.position.apply(CARRY_OUT)
-        profile = self.profile
+        """Waiting for the board to show the obligation done. Hands carry its pieces off one
+        at a time, in any order: each that reaches its place is progress, and pieces in hands
+        are part of doing it. Once the board settles, the position before the turn is a
+        takeback (the obligation goes with the turn); anything else is a mistake to put right."""
+        position, profile = self.position, self.profile
+        done = position.apply(CARRY_OUT)
         if frame == profile.render(done):
             self._carry_out(now, frame)
             return
@@ -677,42 +698,63 @@ class Referee:
             self._carry_out(now, frame)
             self._in_hand(early, now, raw)
             return
-        waiting = frame == profile.render(self.position)
-        if waiting and self._mistaken:
-            self.emit(Restored(now))
-            self._mistaken = False
-        if waiting or not stable:
-            if self.status.difference:
-                self.status = self._status(Phase.OBLIGATION, now, obligation=self.status.obligation)
+        carried = carrying(profile, position, frame)
+        if frame == carried.frame:
+            self._carried_in_part(carried, now, stable)
             return
-        if profile.lifted_from(frame, self.position) or profile.lifted_from(frame, done):
+        if not stable:
+            return
+        if self._is_takeback(frame):
+            self._take_back(frame, now)
+            return
+        if carried.in_hands(profile, frame) is not None:
             return
         difference = profile.difference(raw, done)
         if difference != self.status.difference:
             remove, put_back = difference.labels()
             self._mistaken = True
-            self.emit(
-                Illegal(
-                    now,
-                    self.position.to_move,
-                    remove,
-                    put_back,
-                    "finish the "
-                    "obligation first: "
-                    + "; ".join(duty.detail for duty in self.position.obligations),
-                )
-            )
+            detail = "finish the obligation first: " + _details(self._duties_shown)
+            self.emit(Illegal(now, position.to_move, remove, put_back, detail))
             self.status = self._status(
                 Phase.OBLIGATION, now, obligation=self.status.obligation, difference=difference
             )
 
+    def _carried_in_part(self, carried: Carrying, now: float, stable: bool) -> None:
+        """The board shows the obligation with some of its pieces (or none) in their places and
+        nothing else out of place: what is left stays lit, in the rhythm the obligation began
+        with; once settled, a change in what is left is said (an `obligation` with the rest)."""
+        if self._mistaken:
+            self.emit(Restored(now))
+            self._mistaken = False
+        places = step_places(self.profile, carried.left)
+        if self.status.obligation != places or self.status.difference:
+            self.status = self._status(Phase.OBLIGATION, self._obliged_since, obligation=places)
+        duties = self._duties_left(carried)
+        if stable and duties != self._duties_shown:
+            self._duties_shown = duties
+            shown = self.profile.places_of(self._obliged_spots(duties))
+            player = self.history[-1].player
+            self.emit(Obligation(now, player, _details(duties), tuple(_labels(shown))))
+
+    def _duties_left(self, carried: Carrying) -> tuple[Duty, ...]:
+        """The pending obligations not yet shown done: those with a piece still on its cell, or
+        none on any cell (carried from a supply: done only with the whole)."""
+        to_board, left = self.profile.to_board, {step.source for step in carried.left}
+        duties = []
+        for duty in self.position.obligations:
+            cells = {to_board(spot) for spot in duty.sources if not isinstance(spot, str)}
+            if not cells or cells & left:
+                duties.append(duty)
+        return tuple(duties)
+
     def _carry_out(self, now: float, frame: int) -> None:
+        if self._mistaken:
+            self.emit(Restored(now))
         before = self.position
         last = self.history.pop()
         self.history.append(Turn(last.start, last.player, (*last.actions, CARRY_OUT)))
         self.position = before.apply(CARRY_OUT)
-        detail = "; ".join(duty.detail for duty in before.obligations)
-        self.emit(Fulfilled(now, last.player, detail))
+        self.emit(Fulfilled(now, last.player, _details(before.obligations)))
         self._pass_while_forced(now)
         self._anchor(self.position, frame)
         self._set_play(now)
@@ -1155,3 +1197,8 @@ def _reordered(
 
 def _labels(places: frozenset[Place]) -> list[str]:
     return sorted(place_label(p) for p in places)
+
+
+def _details(duties: Sequence[Duty]) -> str:
+    """What the obligations need done, in the game's words."""
+    return "; ".join(duty.detail for duty in duties)
