@@ -50,6 +50,9 @@ def follow_lights(session: SimSession, places: Sequence[str], pause: float = HAN
             elif place not in put and any(shows(seen, c) for c in DEFAULT.players):
                 put.append(place)
         session.run_for(0.1)
+    # A place that blinked red is one to take from, whatever it showed before the lights caught
+    # up with the board (a last move's soft colour, as a takeback under way begins).
+    put = [place for place in put if place not in take]
     world, done = session.world, 0
     for target in put:
         if world.hand:

@@ -166,7 +166,8 @@ class _Run:
                 except (GameError, ValueError) as error:
                     self.failures.append(
                         f"{step.where}: cannot play {step.value} at t={step.at:g}: {error} "
-                        f"(the referee's position, after {list(session.referee.played)})"
+                        f"(the game in play: {session.game.name}, the referee's position after "
+                        f"{list(session.referee.played)})"
                     )
                     return False
                 if action == END_TURN:

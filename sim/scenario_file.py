@@ -21,6 +21,7 @@ from magboard.firmware.events import EVENT_TYPES, Event
 from magboard.firmware.games import Game, GameError, get_game
 from magboard.firmware.lights import palette
 from magboard.firmware.profiles import ProfileError, profile_for
+from magboard.firmware.referee.referee import MENU
 from magboard.hardware.interface import RGB
 from magboard.hardware.spec import (
     BoardSpec,
@@ -289,7 +290,12 @@ class _Reader:
             profile = profile_for(game, spec, options)
         except ProfileError as error:
             raise self.fail("board", str(error)) from None
-        self.spec, self.game, self.tiled = spec, game, profile.tile is not None
+        self.spec, self.game = spec, game
+        self.games = self._games_in_play(data, spec, game)
+        self.tiled = profile.tile is not None or any(
+            profile_for(other, spec, other.resolve_options({})).tile is not None
+            for other in self.games[1:]
+        )
         self.places = {place_label(p): p for p in (*spec.cells, *spec.slots)}
         seed = self.get(data, "seed", int, "", 0)
         takeback = self.get(data, "takeback", bool, "", True)
@@ -336,6 +342,24 @@ class _Reader:
             ai_budget,
         )
 
+    @staticmethod
+    def _games_in_play(data: Mapping[str, Any], spec: BoardSpec, game: Game) -> tuple[Game, ...]:
+        """The games a run of the file may play: its `game`, and where a step presses `menu`,
+        every game the LED menu offers on the board (the file's first). A step's notation is
+        checked against these here, and against the game in play when the step runs."""
+        from magboard.firmware.app.menu import Kind, entries
+
+        steps = data.get("steps", [])
+        menu = (
+            any(button.name == MENU for button in spec.buttons)
+            and isinstance(steps, list)
+            and any(isinstance(item, dict) and item.get("press") == MENU for item in steps)
+        )
+        if not menu:
+            return (game,)
+        offered = [e.game for e in entries(spec) if e.kind == Kind.GAME and e.game is not None]
+        return (game, *(other for other in offered if other.name != game.name))
+
     def ai(self, data: Mapping[str, Any], options: Mapping[str, Any]) -> AiSeat | None:
         """`ai = "SEAT[:LEVEL]"`: the seat the board plays, read as `--ai` reads it."""
         from magboard.firmware.engine.opponent import AiSpecError, parse_ai
@@ -381,12 +405,7 @@ class _Reader:
                 raise self.fail(path, f"is [from, to], not {raw!r}")
             value = tuple(self.place(p, f"{path}[{i}]") for i, p in enumerate(pair))
         elif action == "play":
-            text = self.check(raw, str, path)
-            try:
-                self.game.parse_action(text)
-            except (GameError, ValueError) as error:
-                raise self.fail(path, str(error)) from None
-            value = text
+            value = self.notation(self.check(raw, str, path), path)
             extra["pause"] = self.positive(item, "pause", where, HAND_PAUSE)
         elif action == "slide":
             group = isinstance(raw, list) and bool(raw) and isinstance(raw[0], list)
@@ -437,6 +456,22 @@ class _Reader:
                 raise self.fail(path, f"must be true, not {raw!r}")
             value = True
         return Step(where, at, action, value, extra)
+
+    def notation(self, text: str, where: str) -> str:
+        """A `play` step's move, readable by a game the run may play: which game is in play
+        when the step runs is the run's to say (a menu may have changed it)."""
+        errors = []
+        for game in self.games:
+            try:
+                game.parse_action(text)
+            except (GameError, ValueError) as error:
+                errors.append(str(error))
+            else:
+                return text
+        if len(self.games) == 1:
+            raise self.fail(where, errors[0])
+        names = ", ".join(game.name for game in self.games)
+        raise self.fail(where, f"{text!r} is a move in none of the games the menu offers ({names})")
 
     def place(self, text: Any, where: str) -> Place:
         self.check(text, str, where)
@@ -603,8 +638,10 @@ class _Reader:
 
     def colour(self, name: str, where: str) -> RGB:
         seats = self.game.seats
-        if name in seats:
-            return palette.DEFAULT.players[seats.index(name) % len(palette.DEFAULT.players)]
+        for game in self.games:  # the file's game first, then any the menu may start
+            if name in game.seats:
+                players = palette.DEFAULT.players
+                return players[game.seats.index(name) % len(players)]
         if name.lower() in COLOURS:
             return COLOURS[name.lower()]
         match = _HEX.fullmatch(name)

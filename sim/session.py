@@ -15,7 +15,7 @@ from magboard.firmware.app.board_player import Thinking, stepped_clock
 from magboard.firmware.app.loop import BoardLoop
 from magboard.firmware.app.unattended import Unattended
 from magboard.firmware.events import Event
-from magboard.firmware.games import Action, State, get_game
+from magboard.firmware.games import Action, Game, State, get_game
 from magboard.firmware.journal import Journal
 from magboard.firmware.profiles import PieceKind, Profile, Spot, Step, TileStep
 from magboard.firmware.referee import Referee
@@ -66,8 +66,7 @@ class SimSession:
         thinking: Thinking | None = None,
     ) -> None:
         self.spec = board if isinstance(board, BoardSpec) else load_board(board)
-        self.game = get_game(game)
-        self.options = self.game.resolve_options(options)
+        chosen = get_game(game)
         self.random = random.Random(seed)
         self.events: list[Event] = []
         self.board = SimBoard(self.spec, clock)
@@ -77,17 +76,14 @@ class SimSession:
         self.journal = Journal(journal, wall=self._wall, match=match) if journal else None
         table = wiring.wire(
             self.board,
-            self.game,
-            self.options,
+            chosen,
+            chosen.resolve_options(options),
             takeback=takeback,
             journal=self.journal,
             sinks=[self.events.append, *sinks],
             unattended=unattended,
         )
-        self.profile: Profile = table.profile
-        self.referee: Referee = table.referee
         self.loop: BoardLoop = table.loop
-        self.initial: State = self.referee.initial
         # The board's thinking runs by a stepped clock unless told otherwise: the same run on
         # any machine, however busy.
         self.loop.thinking = thinking or Thinking(clock=stepped_clock(), seed=seed)
@@ -98,7 +94,38 @@ class SimSession:
         else:
             world.connect(self.board)  # a restart: the pieces stay, the electronics are new
         self.world = world
-        self.kinds = {kind.name: self._world_kind(kind) for kind in self.profile.kinds}
+        self._kinds: tuple[Profile, dict[str, WorldKind]] | None = None
+
+    # The game in play: the loop's, which the LED menu or a command from afar may change.
+
+    @property
+    def referee(self) -> Referee:
+        return self.loop.referee
+
+    @property
+    def profile(self) -> Profile:
+        return self.referee.profile
+
+    @property
+    def game(self) -> Game:
+        return self.referee.game
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return self.referee.options
+
+    @property
+    def initial(self) -> State:
+        return self.referee.initial
+
+    @property
+    def kinds(self) -> dict[str, WorldKind]:
+        """The world's piece kinds of the game in play, by the profile's kind names."""
+        profile = self.profile
+        if self._kinds is None or self._kinds[0] is not profile:
+            kinds = {kind.name: self._world_kind(kind) for kind in profile.kinds}
+            self._kinds = (profile, kinds)
+        return self._kinds[1]
 
     def _world_kind(self, kind: PieceKind) -> WorldKind:
         colour = NEUTRAL if kind.owner is None else PLAYER_COLOURS[kind.owner % 4]

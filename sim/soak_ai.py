@@ -9,8 +9,10 @@ put it) and makes it. Sometimes carelessly:
   in its tray, and the move is then made as lit;
 - with the power going while the board's piece is in the hand: the board comes back owing the
   same move, lights it again, and takes it when it is made, never playing it twice;
-- a takeback: the person puts the board's reply and their own move back in the trays; the board
-  must undo both, and the person moves again;
+- a takeback: the person puts the board's reply and their own move back in the trays, in either
+  order, quickly or one piece first: the board must light what is left of the takeback (the
+  person puts the other piece back by those lights alone), never call it a mistake, undo both,
+  and the person moves again;
 - a quick hand: the person's own next piece put down the moment the board's is, before the
   board settled; after the board's winning move, a stray piece of the person's (the win must
   stand, the piece only something to clear).
@@ -40,6 +42,12 @@ P_WRONG_SQUARE = 0.15
 """Of the board's moves: its piece put on a square it did not light first."""
 P_POWER_CUT = 0.08
 """Of the board's moves: the power goes while its piece is in the hand."""
+P_OWN_PIECE_FIRST = 0.5
+"""Of takebacks: the person's own piece put back before the board's reply (where it is not
+under the reply)."""
+P_TAKEBACK_BY_LIGHTS = 0.5
+"""Of takebacks: one piece put back, then, once the board lights what is left, the other by
+those lights alone."""
 MADE = "made: the board's move"
 ASKED = "the board plays"
 
@@ -260,6 +268,14 @@ class BoardSoak(GameSoak):
         self._count_result(events)
         return True
 
+    def _put_back(self, before: State, made: Action) -> None:
+        """A hand puts the piece of a one-piece move back where it came from."""
+        (step,) = self.profile.plan(before, made)
+        piece = self.session.take(step.target)
+        self._wait(HAND_PAUSE / 2)
+        self.session.give(step.source, piece)
+        self._wait(HAND_PAUSE / 2)
+
     # The person's turn.
 
     def _reply_to(self, action: Action) -> Action | None:
@@ -267,20 +283,27 @@ class BoardSoak(GameSoak):
         return None
 
     def takeback(self) -> bool:
-        """The person's last move put back with the board's reply to it: the board's piece to
-        its tray, then the person's; the board must undo both, its reply first."""
+        """The person's last move put back with the board's reply to it, in either order; the
+        board must undo both, its reply first, and call nothing on the way a mistake."""
         if self.last_turn is None or self.reply is None:
             return False
         start, action = self.last_turn
         board_start, board_action = self.reply
         moves = [(board_start, board_action), (start, action)]
+        (board_step,), (own_step,) = (self.profile.plan(*move) for move in moves)
         self.tally.takebacks += 1
-        for before, made in moves:
-            (step,) = self.profile.plan(before, made)
-            piece = self.session.take(step.target)
-            self._wait(HAND_PAUSE / 2)
-            self.session.give(step.source, piece)
-            self._wait(HAND_PAUSE / 2)
+        rng = self.rng
+        order = moves
+        if own_step.target != board_step.target and rng.random() < P_OWN_PIECE_FIRST:
+            order = moves[::-1]
+        if rng.random() < P_TAKEBACK_BY_LIGHTS:
+            self._put_back(*order[0])
+            self._wait(ACCEPT_WAIT, until=Note)  # a takeback under way: the rest is lit
+            places = [place_label(place) for place in (*self.area, *self.spec.slots)]
+            follow_lights(self.session, places)
+        else:
+            for before, made in order:
+                self._put_back(before, made)
         self._wait(ACCEPT_WAIT, until=TakenBack)
         events = self._new_events()
         taken = [(e.player, e.actions) for e in events if isinstance(e, TakenBack)]

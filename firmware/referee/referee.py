@@ -329,6 +329,8 @@ class Referee:
             if len(readings) > 1:
                 self._illegal(raw, now, "two moves were made too fast to tell: put them back")
                 return
+        if lifted is None and self._taking_back(raw, frame, now):
+            return
         if lifted is not None:
             self._in_hand(lifted, now, raw)
         else:
@@ -1055,6 +1057,53 @@ class Referee:
                 shown = render(turn.start)
                 return depth if shown == frame and shown != current else 0
         return 0
+
+    def _taking_back(self, raw: int, frame: int, now: float) -> bool:
+        """Against the board, a takeback is two turns or more to put back by hand, in the order
+        people choose: once a piece of them is back where it came from and nothing else has
+        changed, it is a takeback under way, not a mistake. The lights show what is left to put
+        back; the takeback itself comes when the board shows the position before the person's
+        move. True if `frame` is such a board."""
+        target = self._takeback_target()
+        if target is None:
+            return False
+        current, before = self.profile.render(self.position), self.profile.render(target)
+        changed = frame ^ current
+        if not changed or changed & ~(current ^ before):
+            return False  # not on the way back: something else changed too
+        difference = self.profile.difference(raw, target)
+        if self.status.phase != Phase.TAKING_BACK:
+            self.emit(Note(now, f"taking back {self._taken_back_text()}: put back what is lit"))
+        if self.status.phase != Phase.TAKING_BACK or difference != self.status.difference:
+            self._reported = difference
+            self._mistaken = False
+            shown = self._status(Phase.TAKING_BACK, now, difference=difference)
+            # The last move is being taken back: only what is left to put back is lit.
+            self.status = replace(shown, last_move=frozenset(), last_mover=None)
+        return True
+
+    def _takeback_target(self) -> State | None:
+        """Against the board, with takebacks on: the position before the person's last move,
+        if the board's reply follows it (a takeback of several turns); None otherwise."""
+        if not (self.takeback and self.board_seats) or self._partial:
+            return None
+        for depth, turn in enumerate(reversed(self.history), start=1):
+            if self.plays_here(turn.player) and turn.actions != (PASS,):
+                return turn.start if depth > 1 else None
+        return None
+
+    def _taken_back_text(self) -> str:
+        """The turns a takeback against the board undoes, as its note names them: "X a1 with
+        the board's reply O b2"."""
+        seats, turns = self.game.seats, []
+        for turn in reversed(self.history):
+            actions = [str(a) for a in turn.actions if a not in (CARRY_OUT, PASS)]
+            if actions:
+                turns.append(f"{seats[turn.player]} {' '.join(actions)}")
+            if self.plays_here(turn.player) and turn.actions != (PASS,):
+                break
+        person, *replies = reversed(turns)
+        return f"{person} with the board's reply {', then '.join(replies)}"
 
     def _take_back(self, frame: int, now: float) -> None:
         for _ in range(self._takeback_depth(frame)):

@@ -17,6 +17,9 @@ class Phase(StrEnum):
     """Pieces lifted, nothing put down: show where they may go."""
     ILLEGAL = "illegal"
     """No legal reading: show what to remove and put back."""
+    TAKING_BACK = "taking-back"
+    """Against the board: a takeback under way (a piece of the person's last move or of the
+    board's reply put back): show what is left to put back."""
     OBLIGATION = "obligation"
     """The rules need something done by hand before the next turn."""
     OVER = "over"

@@ -155,6 +155,41 @@ def test_a_play_the_position_does_not_allow_fails_the_run(tmp_path):
     )
 
 
+MENU_OPENED = """\
+board = "r1"
+game = "tic-tac-toe"
+steps = [
+  { at = 0.5, press = "menu" },
+  { at = 1.0, press = "menu", hold = 1.5 },
+"""
+"""A file that opens the LED menu (and leaves it, long press, changing nothing)."""
+
+
+def test_a_play_is_read_by_the_game_in_play_when_it_runs(tmp_path):
+    text = MENU_OPENED + '  { at = 3.0, play = "Sc3" },\n]\n'
+    result = run_file(write(tmp_path, text))
+    assert result.failures == [
+        "steps[2]: cannot play Sc3 at t=3: 'Sc3' is not a cell (a column a-p and a row 1-16, "
+        "like b2) (the game in play: tic-tac-toe, the referee's position after [])"
+    ]
+
+
+def test_a_play_no_game_of_the_menu_reads_is_a_broken_file(capsys, tmp_path):
+    path = write(tmp_path, MENU_OPENED + '  { at = 3.0, play = "Zz9" },\n]\n', "menu.toml")
+    assert cli(["scenario", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("magboard: menu.toml: steps[2].play: 'Zz9' is a move in none of the ")
+    assert "(tic-tac-toe, tic-tac-cap, tic-tac-doh, lance-assembly," in err
+
+
+def test_a_seat_colour_may_name_a_seat_of_a_game_the_menu_starts(tmp_path):
+    # The open menu's squares glow in the first seat's colour: Tic-Tac-Cap's A as tic-tac-toe's X.
+    checked = '\nexpect_leds = [{ at = 0.8, places = ["a1", "b1"], colour = "A" }]\n'
+    assert run_file(write(tmp_path, MENU_OPENED + "]\n" + checked)).ok
+    with pytest.raises(ScenarioError, match="unknown colour 'A'"):
+        load(write(tmp_path, GAME + checked))
+
+
 def test_led_colours_match_at_any_brightness():
     blue = (0, 90, 255)
     assert shows((0, 13, 38), blue)

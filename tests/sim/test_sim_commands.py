@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from magboard.firmware.events import Moved
+from magboard.firmware.app import wiring
+from magboard.firmware.events import GameStarted, Moved
+from magboard.firmware.games import get_game
 from magboard.sim.commands import CommandRefused, Hands, parse_line
 from magboard.sim.session import SimSession
 
@@ -28,6 +30,18 @@ def test_typed_moves_reach_the_referee(session):
     session.settle()
     moves = [e for e in session.events if isinstance(e, Moved)]
     assert [m.actions for m in moves] == [("b2",), ("c3",), ("a1",)]
+
+
+def test_the_hands_play_a_game_started_from_afar(session):
+    # As the link, MQTT or the LED menu change it: five Smalls a seat are the pieces in the trays.
+    cap = get_game("tic-tac-cap")
+    wiring.change_game(session.loop, cap, {"variant": "five-small"}, session.clock.now())
+    assert (session.game, session.options["variant"]) == (cap, "five-small")
+    hands = Hands(session)
+    hands.run(parse_line("play Sb2"))
+    session.settle()
+    assert [e.game for e in session.events if isinstance(e, GameStarted)][-1] == cap.name
+    assert [m.actions for m in session.events if isinstance(m, Moved)] == [("Sb2",)]
 
 
 @pytest.mark.parametrize(

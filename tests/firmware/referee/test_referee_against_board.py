@@ -7,10 +7,19 @@ from __future__ import annotations
 import pytest
 from positions import tic_tac_toe as position
 
-from magboard.firmware.events import Illegal, Moved, Note, Obligation, RemoteMade, TakenBack
+from magboard.firmware.events import (
+    Illegal,
+    InHand,
+    Moved,
+    Note,
+    Obligation,
+    RemoteMade,
+    Restored,
+    TakenBack,
+)
 from magboard.firmware.games import get_game
 from magboard.firmware.profiles import profile_for
-from magboard.firmware.referee import OBLIGATION, PLAY, Referee, RemoteError
+from magboard.firmware.referee import OBLIGATION, PLAY, Phase, Referee, RemoteError
 from magboard.hardware.spec import load_board
 
 MINI = load_board("mini")
@@ -65,6 +74,71 @@ def test_a_takeback_goes_back_past_the_boards_reply_to_the_persons_move():
         (0, ("b2",)),
     ]
     assert ref.position == position() and ref.board_to_play is None
+
+
+def replied(takeback: bool = True):
+    """X played b2 and the board's reply, O a1, is made: the takeback tests' start."""
+    ref, profile, events = against_board()
+    ref.takeback = takeback
+    ref.judge(profile.render(position("b2")), 1.0, stable=True)
+    ref.board_move(["a1"], 1.0, profile.render(position("b2")))
+    ref.judge(profile.render(position("b2", "a1")), 2.0, stable=True)
+    events.clear()
+    return ref, profile, events
+
+
+def own_piece_back(profile) -> int:
+    """X's b2 back in its tray, the board's a1 still on the board."""
+    x_changed = profile.render(position("b2")) ^ profile.render(position())
+    return profile.render(position("b2", "a1")) ^ x_changed
+
+
+@pytest.mark.parametrize("order", ["own piece first", "the board's piece first"])
+def test_a_takeback_under_way_lights_what_is_left_and_is_no_mistake(order):
+    ref, profile, events = replied()
+    first_back = {
+        "own piece first": own_piece_back(profile),
+        "the board's piece first": profile.render(position("b2")),
+    }
+    ref.judge(first_back[order], 3.0, stable=True)
+    said = "taking back X b2 with the board's reply O a1: put back what is lit"
+    assert events == [Note(3.0, said)]
+    assert ref.status.phase == Phase.TAKING_BACK
+    left = {"own piece first": (["a1"], ["B5"]), "the board's piece first": (["b2"], ["A5"])}
+    remove, put_back = ref.status.difference.labels()
+    assert (list(remove), list(put_back)) == left[order]
+    view = ref.view(False)
+    assert not view.error and not view.last_move  # no mistake blink, no last move to show
+    ref.judge(profile.render(position()), 4.0, stable=True)
+    assert [(e.player, e.actions) for e in events if isinstance(e, TakenBack)] == [
+        (1, ("a1",)),
+        (0, ("b2",)),
+    ]
+    assert not any(isinstance(e, (Illegal, Restored, InHand)) for e in events)
+    assert ref.position == position() and ref.status.phase == PLAY
+
+
+def test_a_takeback_given_up_halfway_goes_on_with_the_game_as_it_was():
+    ref, profile, events = replied()
+    ref.judge(own_piece_back(profile), 3.0, stable=True)
+    ref.judge(profile.render(position("b2", "a1")), 4.0, stable=True)  # X's piece back on b2
+    assert ref.status.phase == PLAY and not ref.status.difference
+    assert ref.position == position("b2", "a1")
+    assert not any(isinstance(e, (Illegal, Restored, TakenBack)) for e in events)
+
+
+def test_anything_else_changed_on_the_way_back_is_a_mistake():
+    ref, profile, events = replied()
+    ref.judge(own_piece_back(profile), 3.0, stable=True)
+    ref.judge(profile.render(position("c3", "a1")), 4.0, stable=True)  # on c3, not in its tray
+    assert [type(e) for e in events][-1] is Illegal
+    assert ref.status.phase == Phase.ILLEGAL
+
+
+def test_without_takebacks_putting_a_piece_back_is_a_mistake():
+    ref, profile, events = replied(takeback=False)
+    ref.judge(own_piece_back(profile), 3.0, stable=True)
+    assert [type(e) for e in events] == [Illegal]
 
 
 def test_new_games_follow_one_another_and_people_alone_play_again_when_asked():
