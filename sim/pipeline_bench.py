@@ -38,6 +38,7 @@ from typing import Any
 from magboard.firmware import native
 from magboard.firmware.app import wiring
 from magboard.firmware.games import Action, Game, State, get_game
+from magboard.firmware.games.core import forget_successors
 from magboard.firmware.games.lance import PlaceNeutral
 from magboard.firmware.profiles import Profile, profiled_variants
 from magboard.firmware.referee import ILLEGAL, Matcher, Referee
@@ -262,6 +263,7 @@ class _Pipeline:
         for frame in sample.passed:
             referee.judge(frame, 1.5, stable=False)
         self.profile._frames.clear()  # the next turn's positions are new to the board
+        forget_successors()
         clock = time.perf_counter
         start = clock()
         referee.judge(sample.frame, 2.0, stable=True)

@@ -152,7 +152,7 @@ class Matcher:
             state, turn, previous = node.state, node.start.turn, node.previous
             goals = heading if previous is None else (frame,)
             for action in state.actions_within(cells):
-                after = state.advance(action)
+                after = state.successor(action)
                 over = after.outcome() is not None
                 done = over or after.turn != turn
                 shown = render(after) == frame
