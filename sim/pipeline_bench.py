@@ -159,6 +159,7 @@ class _Pipeline:
         self.best = {case: [float("inf")] * frames for case in CASES}
         self.best_judge = {case: [float("inf")] * frames for case in CASES}
         self.spent = 0.0
+        self.rounds = 0
 
     # Samples.
 
@@ -349,6 +350,7 @@ class _Pipeline:
             "options": self.options,
             "board": self.spec.name,
             "frames": len(self.samples["legal"]),
+            "rounds": self.rounds,
             "cases": cases,
             "largest_turn": {"continuations": size, "position": " ".join(actions) or "(start)"},
             "stress": self.stress,
@@ -385,8 +387,8 @@ def _percentile(values: Sequence[float], fraction: float) -> float:
 
 def measure(min_time: float = 0.6, frames: int | None = None) -> dict[str, Any]:
     """Times every profile on `frames` samples of each case, in interleaved rounds until each
-    profile has spent `min_time` seconds in timed runs (at least MIN_ROUNDS rounds). The result
-    is plain JSON-ready data."""
+    profile has spent `min_time` seconds in timed runs (at least MIN_ROUNDS rounds; a profile
+    that has stops, the others go on). The result is plain JSON-ready data."""
     frames = FRAMES if frames is None else frames
     rng = random.Random(SEED)
     boards: dict[str, SimBoard] = {}
@@ -401,14 +403,17 @@ def measure(min_time: float = 0.6, frames: int | None = None) -> dict[str, Any]:
         board = boards[widest.spec.name]
         pipelines.append(_Pipeline(widest.game, widest.options, board, frames, rng, widest))
     rounds = 0
-    while rounds < MIN_ROUNDS or (
-        rounds < MAX_ROUNDS and min(p.spent for p in pipelines) < min_time
-    ):
+    running = pipelines
+    while running:
         for index in range(frames):
             for case in CASES:
-                for pipeline in pipelines:
+                for pipeline in running:
                     pipeline.run(case, index)
         rounds += 1
+        for pipeline in running:
+            pipeline.rounds = rounds
+        if rounds >= MIN_ROUNDS:
+            running = [p for p in running if rounds < MAX_ROUNDS and p.spent < min_time]
     return {
         "python": platform.python_version(),
         "implementation": sys.implementation.name,
@@ -480,8 +485,8 @@ def format_report(result: dict[str, Any]) -> str:
         )
 
     lines = [
-        f"stable frame to LED frame, microseconds (best of {result['rounds']} rounds per"
-        f" sample, {result['frames']} samples per case); native {result['native']};"
+        f"stable frame to LED frame, microseconds (best of {MIN_ROUNDS}-{result['rounds']}"
+        f" rounds per sample, {result['frames']} samples per case); native {result['native']};"
         f" Python {result['python']} on {result['machine']}",
         *aligned(columns, rows, left=2),
         "(largest turn: positions the biggest turn met could reach, what a table of"
