@@ -36,10 +36,13 @@ from magboard.firmware.games.tiles import (
     block,
     parse_area,
 )
+from magboard.firmware.native.selection import load, requested
 from magboard.hardware.spec import BoardSpec
 
 from .base import Profile
 from .parts import Layout, PieceKind, Spot, Step, Supply, TileKind, TileSpot, TileStep
+
+_, _frames = load(requested(), "frames")
 
 TILE = TileKind(frozenset({"o"}), frozenset({"i"}))
 POLES = ("n", "s")
@@ -74,11 +77,8 @@ class TileGameProfile(Profile):
         """From tables of each cell's piece bits and each tile's bits by where it lies and
         which way round: the referee draws every position its search weighs."""
         assert isinstance(state, TiledState)
-        pieces, tiles = self._piece_bits, self._tile_bits
-        frame = 0
-        for i, piece in enumerate(state.board):
-            if piece:
-                frame |= pieces[i][piece]
+        tiles = self._tile_bits
+        frame = _frames.pieces(state.board, self._piece_table)
         for placed in zip(state.tiles, state.quarters, strict=True):
             bits = tiles.get(placed)
             if bits is None:
@@ -102,6 +102,11 @@ class TileGameProfile(Profile):
                 bits[code] = self.frame_of(Layout({cell: (kind,)}, {}))
             found.append(bits)
         return found
+
+    @cached_property
+    def _piece_table(self) -> Any:
+        """`_piece_bits` as the piece-bits kernel reads it."""
+        return _frames.table(self._piece_bits)
 
     @cached_property
     def _tile_bits(self) -> dict[tuple[Cell, int], int]:
