@@ -179,6 +179,17 @@ class CarryOut(Action):
 CARRY_OUT = CarryOut()
 
 
+SUCCESSOR_CACHE = 20_000
+"""Positions `State.successor` remembers; forgotten all at once when full (a judged frame
+makes at most a few thousand)."""
+_SUCCESSORS: dict[tuple[State, Action], State] = {}
+
+
+def forget_successors() -> None:
+    """Empties `State.successor`'s memory (a benchmark that means to time new positions)."""
+    _SUCCESSORS.clear()
+
+
 class State(ABC):
     """A position plus what the rules need to know of the turn in progress.
 
@@ -304,6 +315,20 @@ class State(ABC):
         `actions_within`): no legality check, so a search over many positions does not list
         every legal action of each one again."""
         return self._play(action)
+
+    def successor(self, action: Action) -> State:
+        """`advance`, remembered for a while: the referee's search makes each position it
+        weighs, then the checks of what the frames show walk the readings it kept again, action
+        by action; remembered, the second walk costs a look-up and meets the very positions
+        the search rendered."""
+        key = (self, action)
+        after = _SUCCESSORS.get(key)
+        if after is None:
+            after = self._play(action)
+            if len(_SUCCESSORS) >= SUCCESSOR_CACHE:
+                _SUCCESSORS.clear()
+            _SUCCESSORS[key] = after
+        return after
 
     def parse_action(self, text: str) -> Action:
         """Reads an action in notation and checks it is legal here."""

@@ -327,8 +327,13 @@ class LanceState(State):
         return None if self.over else FlagFell(self.to_move)
 
     def is_legal(self, action: Action) -> bool:
+        """A placement or a slide is looked for among the legal actions on the cells it
+        touches, unless every legal action is listed already: listing every slide of the board
+        to check one made replaying a journalled match slow."""
         if isinstance(action, FlagFell):
             return not self.over and action.seat == self.to_move
+        if isinstance(action, Place | PlaceNeutral | Slide) and "_legal_cache" not in self.__dict__:
+            return action in self.actions_within(action.touches)
         return super().is_legal(action)
 
     def actions_within(self, cells: frozenset[Cell]) -> tuple[Action, ...]:

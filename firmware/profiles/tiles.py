@@ -12,6 +12,7 @@ the trays: kittens in slots 1-3 of the seat's tray, puppies in 4-6, the captured
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -35,10 +36,13 @@ from magboard.firmware.games.tiles import (
     block,
     parse_area,
 )
+from magboard.firmware.native.selection import load, requested
 from magboard.hardware.spec import BoardSpec
 
 from .base import Profile
 from .parts import Layout, PieceKind, Spot, Step, Supply, TileKind, TileSpot, TileStep
+
+_, _frames = load(requested(), "frames")
 
 TILE = TileKind(frozenset({"o"}), frozenset({"i"}))
 POLES = ("n", "s")
@@ -73,11 +77,8 @@ class TileGameProfile(Profile):
         """From tables of each cell's piece bits and each tile's bits by where it lies and
         which way round: the referee draws every position its search weighs."""
         assert isinstance(state, TiledState)
-        pieces, tiles = self._piece_bits, self._tile_bits
-        frame = 0
-        for i, piece in enumerate(state.board):
-            if piece:
-                frame |= pieces[i][piece]
+        tiles = self._tile_bits
+        frame = _frames.pieces(state.board, self._piece_table)
         for placed in zip(state.tiles, state.quarters, strict=True):
             bits = tiles.get(placed)
             if bits is None:
@@ -101,6 +102,11 @@ class TileGameProfile(Profile):
                 bits[code] = self.frame_of(Layout({cell: (kind,)}, {}))
             found.append(bits)
         return found
+
+    @cached_property
+    def _piece_table(self) -> Any:
+        """`_piece_bits` as the piece-bits kernel reads it."""
+        return _frames.table(self._piece_bits)
 
     @cached_property
     def _tile_bits(self) -> dict[tuple[Cell, int], int]:
@@ -130,21 +136,45 @@ class TileGameProfile(Profile):
     ) -> bool:
         """Whether `frame` is `drawn` (the frame of `board` on `state`'s tiles) with tile number
         `moving` carried rigidly, with what stands on it, by at most `left` actions."""
-        needed = self.sensors.needed
         origin, quarter = state.tiles[moving], state.quarters[moving]
-        old = self._block_mask(origin)
-        pieces = [board[i] for i in _indices(origin, state.width)]
-        for (dx, dy), turns in _MOVES[left] if state._may_shift() else _TURNS[left]:
-            target = (origin[0] + dx, origin[1] + dy)
-            new = self._block_mask(target)
-            if not new or (frame ^ drawn) & needed & ~(old | new) or frame & old & ~new:
+        reach = self._reach(origin, left, state._may_shift())
+        changed = (frame ^ drawn) & self.sensors.needed
+        if changed & ~reach.cover:
+            return False  # a change where the tile can never be: the usual answer, found at once
+        stays = frame & reach.old
+        pieces = None
+        for target, new, outside, turns in reach.targets:
+            if changed & outside or stays & ~new:
                 continue
+            if pieces is None:
+                pieces = [board[i] for i in _indices(origin, state.width)]
             shown = frame & new
             for turn in turns:
                 quarters = (quarter + turn) % 4
                 if shown == self._carried(target, state.width, pieces, quarters, turn):
                     return True
         return False
+
+    def _reach(self, origin: Cell, left: int, shifts: bool) -> _Reach:
+        """Where the tile at `origin` may end with at most `left` actions, worked out once per
+        tile place: the search asks it for every position it weighs."""
+        known = self._reaches.get((origin, left, shifts))
+        if known is None:
+            old = self._block_mask(origin)
+            targets = []
+            cover = old
+            for (dx, dy), turns in (_MOVES if shifts else _TURNS)[left]:
+                target = (origin[0] + dx, origin[1] + dy)
+                new = self._block_mask(target)
+                if new:
+                    targets.append((target, new, ~(old | new), turns))
+                    cover |= new
+            known = self._reaches[(origin, left, shifts)] = _Reach(old, cover, tuple(targets))
+        return known
+
+    @cached_property
+    def _reaches(self) -> dict[tuple[Cell, int, bool], _Reach]:
+        return {}
 
     def lifted_from(self, observed: int, state: State) -> frozenset[Spot] | None:
         """Pieces taken away, as for every game; or, at a turn's start, the turn's meeple in
@@ -313,6 +343,19 @@ class MeepleProfile(TileGameProfile):
         if game_cell is None or kind.owner is None:
             return None
         return Place(POLES.index(next(iter(kind.signature))), game_cell)
+
+
+@dataclass(frozen=True)
+class _Reach:
+    """The places a grid tile may reach from one place within a number of actions."""
+
+    old: int
+    """The bits under the tile where it lies."""
+    cover: int
+    """The bits under every place it may reach, its own included."""
+    targets: tuple[tuple[Cell, int, int, tuple[int, ...]], ...]
+    """Each place it may reach inside the area: its origin, the bits under it, every bit
+    under neither it nor the tile's place now, and the quarter turns it may have taken."""
 
 
 def _indices(origin: Cell, width: int) -> tuple[int, int, int, int]:

@@ -84,7 +84,7 @@ def _boxes_in_order(
     for turn in reading.turns:
         state = turn.start
         for action in turn.actions:
-            after = state.advance(action)
+            after = state.successor(action)
             for step in profile.plan(state, action):
                 if not isinstance(step, Step) or step.slide:
                     return True
@@ -119,7 +119,7 @@ def _taken_before_landing(profile: Profile, trail: Sequence[int], reading: Readi
     for turn in reading.turns:
         state = turn.start
         for action in turn.actions:
-            after = state.advance(action)
+            after = state.successor(action)
             shown = profile.render(after)
             for step in profile.plan(state, action):
                 if not isinstance(step, Step) or step.slide or isinstance(step.target, str):
@@ -152,7 +152,7 @@ def path_bits(profile: Profile, reading: Reading) -> int:
     for turn in reading.turns:
         state = turn.start
         for action in turn.actions:
-            state = state.advance(action)
+            state = state.successor(action)
             bits |= profile.render(state) ^ anchor
     return bits
 
@@ -190,7 +190,7 @@ def _witnessed(profile: Profile, reading: Reading, shown: set[int]) -> int:
     for turn in reading.turns:
         state = turn.start
         for action in turn.actions[:-1]:
-            state = state.advance(action)
+            state = state.successor(action)
             count += profile.render(state) in shown
     return count
 

@@ -18,7 +18,6 @@ from magboard.firmware.app import wiring
 from magboard.firmware.app.loop import BoardLoop
 from magboard.firmware.games import get_game
 from magboard.firmware.journal import Journal
-from magboard.firmware.profiles import profiled_variants
 from magboard.hardware.spec import load_board
 from magboard.host import cli
 from magboard.sim import pipeline_bench, scan_bench
@@ -129,7 +128,7 @@ def test_the_pipeline_bench_is_wired_there(wired):
     wired_games = [(t.referee.game.name, t.board.spec.name, t.referee.options) for t in wired]
     expected = [
         (game, board, get_game(game).resolve_options(options))
-        for game, board, options in profiled_variants()
+        for game, board, options in pipeline_bench.bench_variants()
     ]
     assert wired_games == expected
 

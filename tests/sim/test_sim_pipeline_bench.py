@@ -8,7 +8,7 @@ import json
 from magboard.firmware.profiles import profiled_variants
 from magboard.host import cli
 from magboard.sim import pipeline_bench
-from magboard.sim.pipeline_bench import CASES, format_report, measure
+from magboard.sim.pipeline_bench import CASES, STRESS_TURN, bench_variants, format_report, measure
 
 
 def test_every_profile_gets_sane_numbers_for_every_case():
@@ -16,7 +16,11 @@ def test_every_profile_gets_sane_numbers_for_every_case():
     json.dumps(result)
     assert result["rounds"] >= pipeline_bench.MIN_ROUNDS
     profiles = [(p["game"], p["board"], p["options"]) for p in result["profiles"]]
-    assert profiles == profiled_variants()
+    stress = [p for p in result["profiles"] if p["stress"]]
+    assert profiles[: len(profiles) - len(stress)] == bench_variants()
+    assert len(stress) <= 1 and all(p is result["profiles"][-1] for p in stress)
+    for entry in stress:
+        assert entry["largest_turn"]["continuations"] >= STRESS_TURN
     for entry in result["profiles"]:
         assert entry["frames"] == 6
         assert set(entry["cases"]) == set(CASES)
@@ -25,10 +29,28 @@ def test_every_profile_gets_sane_numbers_for_every_case():
             assert 0 < case["judge_p99_us"] <= case["p99_us"]
         assert entry["largest_turn"]["continuations"] >= 1
     report = format_report(result)
-    for game, board, options in profiles:
-        named = [game, *(f"{k}={v}" for k, v in options.items()), board]
+    for entry in result["profiles"]:
+        marked = ["[stress", "turn]"] if entry["stress"] else []
+        options = [f"{k}={v}" for k, v in entry["options"].items()]
+        named = [entry["game"], *options, *marked, entry["board"]]
         assert any(line.split()[: len(named)] == named for line in report.splitlines())
-    assert "target p99 < 2 ms" in report and "worst row" in report
+    assert "target p99 < 1 ms, every row" in report and "worst row" in report
+
+
+def test_every_game_is_benched_with_each_option_family():
+    rows = bench_variants()
+    for game, board, options in profiled_variants():
+        assert (game, board, options) in rows
+    magnetmen = {
+        (o.get("set", "base"), o.get("players", 2)) for g, _, o in rows if g == "magnetmen"
+    }
+    assert magnetmen == {(s, n) for s in ("base", "advanced", "expert") for n in (2, 3, 4)}
+    clocks = {o.get("clock", "lance") for g, _, o in rows if g == "lance-assembly"}
+    assert clocks == {"lance", "classic", "none"}
+    variants = {o.get("variant", "classic") for g, b, o in rows if g == "tic-tac-cap"}
+    assert variants == {"classic", "easy-rider", "manager", "heist", "five-small"}
+    maneuvers = {o.get("maneuver", "none") for g, _, o in rows if g == "meep-tac-toe"}
+    assert maneuvers == {"none", "rotate", "advanced"}
 
 
 def test_the_command_prints_json(capsys, monkeypatch):

@@ -1005,3 +1005,31 @@ def test_random_play_matches_the_model_action_by_action(starter, max_turns, seed
         assert words[why] in result.reason
         if winner is not None:
             assert cells_named(result.cells) == set(map(name, lance_cells(bout.turn.board, winner)))
+
+
+@given(seed=st.integers(0, 2**32), turns=st.integers(0, 40))
+@settings(max_examples=60, deadline=None)
+def test_a_placement_or_slide_checked_alone_is_legal_exactly_when_listed(seed, turns):
+    """Checking one action looks only at the cells it touches (replaying a journal checks every
+    action); it must agree with the list of every legal action, on and off the board."""
+    rng = random.Random(seed)
+    state = GAME.new_state({"starter": "AB"[seed % 2]})
+    for _ in range(turns):
+        if state.outcome() is not None:
+            break
+        state = random_turn(state, rng, 0.1)
+        if state.over and state.outcome() is None:
+            state = state.apply(CARRY_OUT)
+    listed = set(state.legal_actions())
+    cells = [(c, r) for c in range(-1, SIDE + 1) for r in range(-1, SIDE + 1)]
+    tried = [Place(c) for c in cells] + [PlaceNeutral(c) for c in cells]
+    tried += [
+        Slide(c, length, way, distance)
+        for c in cells
+        for way in ("<", ">", "^", "v")
+        for length in range(1, SIDE + 1)
+        for distance in range(1, SIDE)
+    ]
+    for action in tried:
+        fresh = state._evolve()  # no list of legal actions worked out yet
+        assert fresh.is_legal(action) == (action in listed), action
