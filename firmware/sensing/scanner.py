@@ -58,6 +58,8 @@ class Scanner:
         self.blind = 0
         """The last scan's blind bits: the expanders not answering now."""
         self._complete = True
+        self._doubtful = False
+        """A fault was met and no untroubled scan has followed it yet."""
         self._held: tuple[ButtonEvent, ...] = ()
 
     def step(self, wake_at: float | None = None) -> Reading:
@@ -85,6 +87,8 @@ class Scanner:
         scan = self.board.scan()
         self.transfers += scan.transfers
         self.errors += scan.errors
+        faults += scan.faults
+        troubled = bool(faults) or bool(scan.blind & ~self.blind)
         self.blind = scan.blind
         now = clock.now()
         # A fault's first incomplete scan holds stale bits of a chip just set up again, whose
@@ -94,8 +98,9 @@ class Scanner:
         # blind in every scan after that, and the rest of the board is judged without it.
         fresh_fault = not scan.complete and self._complete
         self._complete = scan.complete
-        self._next_poll = now + (FAST_POLL if fresh_fault else self.poll)
+        self._next_poll = now + (FAST_POLL if troubled else self.poll)
         changed = False if fresh_fault else self.debouncer.feed(scan.frame, now, scan.blind)
+        self._doubt(troubled, now)
         stable = self.debouncer.stable(now)
         trail = tuple(self.debouncer.take_trail()) if stable is not None else ()
         return Reading(
@@ -105,9 +110,23 @@ class Scanner:
             scan.blind,
             stable,
             trail,
-            faults + scan.faults,
+            faults,
             self._buttons(now, fresh_fault),
         )
+
+    def _doubt(self, troubled: bool, now: float) -> None:
+        """After a fault (or an expander lost or back), nothing the board showed before may be
+        concluded: a chip that reset or missed reads may have hidden a change, and its own
+        interrupts were off meanwhile. The settle time starts again at the fault's scan and once
+        more at the first untroubled scan after it (every expander that answers read, no new
+        fault), so a conclusion always rests on a complete scan and the settle time after it,
+        in every game alike."""
+        if troubled:
+            self._doubtful = True
+            self.debouncer.hold(now)
+        elif self._doubtful:
+            self._doubtful = False
+            self.debouncer.hold(now)
 
     def _buttons(self, now: float, fresh_fault: bool) -> tuple[ButtonEvent, ...]:
         """Button events, held back while the board is not yet known as it is at the press
