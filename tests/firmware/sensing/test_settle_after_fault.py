@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from magboard.firmware.sensing import SETTLE, Debouncer, Scanner
+from magboard.firmware.sensing.scanner import FAULT_WAIT
 from magboard.hardware.interface import ButtonEvent, Fault, Scan
 from magboard.hardware.spec import load_board
 
@@ -54,8 +55,13 @@ class ScriptedBoard:
     def verify(self) -> tuple[Fault, ...]:
         return ()
 
+    presses: list[ButtonEvent] = field(default_factory=list)
+
     def button_events(self) -> list[ButtonEvent]:
-        return []
+        now = self.clock.now()
+        events = [press for press in self.presses if press.at <= now]
+        self.presses = [press for press in self.presses if press.at > now]
+        return events
 
 
 def _reset(at: float) -> Fault:
@@ -122,3 +128,28 @@ def test_hold_delays_a_settling_board_and_never_hurries_one():
     assert d.next_deadline() == pytest.approx(1.45)
     d.hold(1.1)  # an earlier moment changes nothing
     assert d.stable(1.45) == B2
+
+
+def _pressed_at(board: ScriptedBoard, scanner: Scanner, until: float) -> list[float]:
+    """The moments at which the scanner hands a press on to be judged."""
+    seen = []
+    while board.clock.now() < until:
+        reading = scanner.step(wake_at=until)
+        seen += [reading.now for _ in reading.buttons]
+    return seen
+
+
+def test_a_press_after_a_fault_waits_for_a_complete_scan_and_the_settle_time():
+    board, scanner = _landed({1.1: (CHIP, (_reset(1.1),))})
+    board.presses.append(ButtonEvent("seat-1", True, 1.1))
+    released = _pressed_at(board, scanner, 3.0)
+    assert len(released) == 1
+    assert released[0] >= 1.1 + 0.02 + SETTLE
+
+
+def test_a_press_is_never_held_for_ever_by_faults_that_keep_coming():
+    board, scanner = _landed({1.1 + i * 0.02: (CHIP, (_reset(1.1),)) for i in range(200)})
+    board.presses.append(ButtonEvent("seat-1", True, 1.1))
+    released = _pressed_at(board, scanner, 3.0)
+    assert len(released) == 1
+    assert released[0] == pytest.approx(1.1 + FAULT_WAIT, abs=0.03)
