@@ -15,7 +15,7 @@ from magboard.firmware.clocks import GameClock, Stage
 from magboard.firmware.events import ButtonPressed, Event, FaultSurvived, LedFrame, Note
 from magboard.firmware.games import GameError
 from magboard.firmware.journal import Journal
-from magboard.firmware.lights import LedWriter
+from magboard.firmware.lights import LedWriter, Rhythms
 from magboard.firmware.referee import Referee
 from magboard.firmware.referee.status import Phase
 from magboard.firmware.sensing import Debouncer, Scanner
@@ -84,6 +84,8 @@ class BoardLoop:
             debouncer.debounce = debounce
         self.scanner = Scanner(board, debouncer)
         self.writer = LedWriter(board, board.spec)
+        self.rhythms = Rhythms()
+        """Each light's meaning counted from the event that started it, whatever came after."""
         self._fault_until = -1.0
         self.inputs: list[Callable[[float], None]] = []
         """Called once a step with the time, after the scan's buttons and before the judging:
@@ -326,14 +328,15 @@ class BoardLoop:
     def _light(self, now: float) -> None:
         behind = self.journal is not None and self.journal.behind
         view = self.referee.view(fault=now < self._fault_until or behind)
+        if self.game_clock is not None:
+            stage = self._clock_stage
+            view = replace(view, clock=stage.value if stage else None, flagged=self._flagged)
+        view = self.rhythms.timed(view, now, self.referee.status.phase)
         attract = self.idle.attract_since(now) if self.idle is not None else None
         if self.menu.open:
             view = replace(self.menu.view(view.players), fault=view.fault)
         elif attract is not None:
             view = replace(view, attract=self._attract_places, attract_since=attract)
-        if self.game_clock is not None and not self.menu.open:
-            stage = self._clock_stage
-            view = replace(view, clock=stage.value if stage else None, flagged=self._flagged)
         pixels = self.writer.update(view, now)
         if pixels is not None:
             self.emit(LedFrame(now, pixels_hex(pixels)))

@@ -11,6 +11,7 @@ from .animation import animating, next_change
 from .palette import DEFAULT, PRECEDENCE, Meaning, Palette, Pattern
 from .power import cap_current, current_ma
 from .render import render
+from .rhythm import Rhythms
 from .view import View
 from .writer import FRAME_INTERVAL, Display, LedWriter, LevelError
 
@@ -24,6 +25,7 @@ __all__ = [
     "Meaning",
     "Palette",
     "Pattern",
+    "Rhythms",
     "View",
     "animating",
     "cap_current",

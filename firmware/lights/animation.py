@@ -1,9 +1,10 @@
 """Time in the lights: which phase of each blink or run a view is in at `now`, and when it next
 changes.
 
-Every animation is a sequence of steady steps counted from `View.since`, so the frame between two
-step boundaries never changes. That lets a writer sleep until the next boundary instead of
-redrawing at the full frame rate, and makes every phase a plain function of `now` for tests.
+Every animation is a sequence of steady steps counted from when its meaning began
+(`View.began`: the event that started that meaning, not whatever changed last), so the frame
+between two step boundaries never changes. That lets a writer sleep until the next boundary
+instead of redrawing at the full frame rate, and makes every phase a plain function of `now`.
 """
 
 from __future__ import annotations
@@ -17,14 +18,14 @@ _EPSILON = 1e-9
 """Tolerance in steps: a boundary computed as since + k * step counts as reached at itself."""
 
 
-def steps(view: View, now: float, step: float) -> int:
-    """Whole steps of `step` seconds since the view began (0 before it began)."""
-    elapsed = max(0.0, now - view.since)
+def steps(since: float, now: float, step: float) -> int:
+    """Whole steps of `step` seconds from `since` to `now` (0 before `since`)."""
+    elapsed = max(0.0, now - since)
     return math.floor(elapsed / step + _EPSILON)
 
 
-def _next_boundary(view: View, now: float, step: float) -> float:
-    return view.since + (steps(view, now, step) + 1) * step
+def _next_boundary(since: float, now: float, step: float) -> float:
+    return since + (steps(since, now, step) + 1) * step
 
 
 def _fast_half(palette: Palette) -> float:
@@ -35,31 +36,34 @@ def _pulse_step(palette: Palette) -> float:
     return palette.draw_pulse_seconds / palette.draw_pulse_steps
 
 
-def level(view: View, now: float, pattern: Pattern) -> float:
-    """The level of `pattern` at `now`, counted from when the view began."""
+def level(view: View, now: float, meaning: Meaning, palette: Palette = DEFAULT) -> float:
+    """The level of `meaning`'s pattern at `now`, counted from when that meaning began."""
+    pattern = palette.pattern(meaning)
     if pattern.step is None:
         return pattern.levels[0]
-    return pattern.level(steps(view, now, pattern.step))
+    return pattern.level(steps(view.began(meaning), now, pattern.step))
 
 
-def pattern_change(view: View, now: float, pattern: Pattern) -> float | None:
-    """The first step boundary after `now` at which `pattern` shows another level; None for a
-    steady pattern. Exact, so a writer sleeps through steps that repeat the same level."""
+def pattern_change(view: View, now: float, meaning: Meaning, palette: Palette) -> float | None:
+    """The first step boundary after `now` at which `meaning`'s pattern shows another level;
+    None for a steady pattern. Exact, so a writer sleeps through steps that repeat a level."""
+    pattern: Pattern = palette.pattern(meaning)
     if pattern.step is None:
         return None
-    step = steps(view, now, pattern.step)
+    since = view.began(meaning)
+    step = steps(since, now, pattern.step)
     ahead = pattern.steps_to_change(step)
-    return None if ahead is None else view.since + (step + ahead) * pattern.step
+    return None if ahead is None else since + (step + ahead) * pattern.step
 
 
 def error_blinking(view: View, now: float, palette: Palette) -> bool:
     """A mistake blinks only for a moment; after that its places show what must be put right."""
-    return bool(view.error) and steps(view, now, palette.error_seconds) == 0
+    return bool(view.error) and steps(view.began(Meaning.ERROR), now, palette.error_seconds) == 0
 
 
 def fast_on(view: View, now: float, palette: Palette) -> bool:
     """On in the first half of every fast period, so a mistake lights at once."""
-    return steps(view, now, _fast_half(palette)) % 2 == 0
+    return steps(view.began(Meaning.ERROR), now, _fast_half(palette)) % 2 == 0
 
 
 CLOCK_MEANINGS = {
@@ -92,7 +96,7 @@ def blinking(view: View) -> tuple[Meaning, ...]:
 
 def flag_flashing(view: View, now: float, palette: Palette) -> bool:
     """A fallen flag flashes only for a while, as a win runs: then its seat LED holds still."""
-    return view.flagged is not None and celebrating(view, now, palette)
+    return view.flagged is not None and _within(view, Meaning.FLAGGED, now, palette)
 
 
 def _blinking_now(view: View, now: float, palette: Palette) -> tuple[Meaning, ...]:
@@ -102,9 +106,19 @@ def _blinking_now(view: View, now: float, palette: Palette) -> tuple[Meaning, ..
     return tuple(found)
 
 
+def _within(view: View, meaning: Meaning, now: float, palette: Palette) -> bool:
+    """Still in the while (`celebration_seconds`) that `meaning` is animated for."""
+    return now < view.began(meaning) + palette.celebration_seconds
+
+
+def _ending(view: View) -> Meaning:
+    """The meaning that shows the game's end: the winning line, or the draw's breath."""
+    return Meaning.DRAW if view.draw else Meaning.WIN_LINE
+
+
 def celebrating(view: View, now: float, palette: Palette) -> bool:
     """The end of a game is animated only for a while: a board left standing goes still."""
-    return now < view.since + palette.celebration_seconds
+    return _within(view, _ending(view), now, palette)
 
 
 def win_head(view: View, now: float, palette: Palette) -> int | None:
@@ -112,7 +126,7 @@ def win_head(view: View, now: float, palette: Palette) -> int | None:
     None once the celebration is over (the line then stays lit, without the running light)."""
     if not celebrating(view, now, palette):
         return None
-    return steps(view, now, palette.win_step_seconds) % len(view.win)
+    return steps(view.began(Meaning.WIN_LINE), now, palette.win_step_seconds) % len(view.win)
 
 
 def draw_level(view: View, now: float, palette: Palette) -> float:
@@ -121,7 +135,7 @@ def draw_level(view: View, now: float, palette: Palette) -> float:
     low, high = palette.draw_levels
     if not celebrating(view, now, palette):
         return high
-    phase = steps(view, now, _pulse_step(palette)) % palette.draw_pulse_steps
+    phase = steps(view.began(Meaning.DRAW), now, _pulse_step(palette)) % palette.draw_pulse_steps
     rise = (1 - math.cos(2 * math.pi * phase / palette.draw_pulse_steps)) / 2
     return low + (high - low) * rise
 
@@ -146,15 +160,17 @@ def next_change(view: View, now: float, palette: Palette = DEFAULT) -> float | N
     None when it stays as it is."""
     times = []
     if error_blinking(view, now, palette):
-        times.append(_next_boundary(view, now, _fast_half(palette)))
-        times.append(view.since + palette.error_seconds)
+        began = view.began(Meaning.ERROR)
+        times.append(_next_boundary(began, now, _fast_half(palette)))
+        times.append(began + palette.error_seconds)
     for meaning in _blinking_now(view, now, palette):
-        change = pattern_change(view, now, palette.pattern(meaning))
+        change = pattern_change(view, now, meaning, palette)
         if change is not None:
             times.append(change)
     if (len(view.win) > 1 or view.draw) and celebrating(view, now, palette):
         step = palette.win_step_seconds if len(view.win) > 1 else _pulse_step(palette)
-        times.append(min(_next_boundary(view, now, step), view.since + palette.celebration_seconds))
+        began = view.began(_ending(view))
+        times.append(min(_next_boundary(began, now, step), began + palette.celebration_seconds))
     if view.attract:
         step = palette.attract_step_seconds
         elapsed = max(0.0, now - view.attract_since)

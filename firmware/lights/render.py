@@ -80,21 +80,21 @@ def _error(view: View, now: float, palette: Palette) -> Iterable[tuple[Place, RG
 def _remove(view: View, now: float, palette: Palette) -> Iterable[tuple[Place, RGB]]:
     if not view.remove:
         return ()
-    colour = dimmed(palette.remove, level(view, now, palette.pattern(Meaning.REMOVE)))
+    colour = dimmed(palette.remove, level(view, now, Meaning.REMOVE, palette))
     return ((place, colour) for place in view.remove)
 
 
 def _put_back(view: View, now: float, palette: Palette) -> Iterable[tuple[Place, RGB]]:
     if not view.put_back:
         return ()
-    shown = level(view, now, palette.pattern(Meaning.PUT_BACK))
+    shown = level(view, now, Meaning.PUT_BACK, palette)
     return ((place, dimmed(palette.players[seat], shown)) for place, seat in view.put_back)
 
 
 def _obligation(view: View, now: float, palette: Palette) -> Iterable[tuple[Place, RGB]]:
     if not view.obligation:
         return ()
-    colour = dimmed(palette.obligation, level(view, now, palette.pattern(Meaning.OBLIGATION)))
+    colour = dimmed(palette.obligation, level(view, now, Meaning.OBLIGATION, palette))
     return ((place, colour) for place in view.obligation)
 
 
@@ -189,12 +189,12 @@ def _status(frame: list[RGB], view: View, now: float, palette: Palette, board: L
         elif view.draw:
             frame[led] = dimmed(palette.players[seat], draw_level(view, now, palette))
         elif seat == view.flagged:
-            flag = palette.pattern(Meaning.FLAGGED)
-            shown = level(view, now, flag) if flag_flashing(view, now, palette) else flag.levels[0]
+            flashing = flag_flashing(view, now, palette)
+            flag = Meaning.FLAGGED
+            shown = level(view, now, flag, palette) if flashing else palette.pattern(flag).levels[0]
             frame[led] = dimmed(palette.alert, shown)
         elif seat == view.to_move:
-            shown = level(view, now, palette.pattern(clock_meaning(view)))
+            shown = level(view, now, clock_meaning(view), palette)
             frame[led] = dimmed(palette.players[seat], shown)
     if view.fault and board.alert is not None:
-        alert = palette.pattern(Meaning.ALERT)
-        frame[board.alert] = dimmed(palette.alert, level(view, now, alert))
+        frame[board.alert] = dimmed(palette.alert, level(view, now, Meaning.ALERT, palette))

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from magboard.hardware.spec import Place
 
+from .palette import Meaning
+
 _PLACE_SETS = ("targets", "due", "last_move", "error", "remove", "obligation")
 
 
@@ -48,7 +50,12 @@ class View:
     winner: int | None = None
     draw: bool = False
     since: float = 0.0
-    """When this view began: blinks and animations count from here."""
+    """When this view began: blinks and animations count from here, unless `starts` says
+    otherwise for their meaning."""
+    starts: tuple[tuple[Meaning, float], ...] = ()
+    """(meaning, when it began) for meanings that began before `since` or apart from it (a
+    flag's fall, a clock's stage, a put-back a later status still shows): each rhythm counts
+    from the event that started its meaning, so a later event never re-times it."""
     fault: bool = False
     """The hardware had a fault recently and the board carried on: the alert LED."""
     clock: str | None = None
@@ -62,6 +69,13 @@ class View:
     attract_since: float = 0.0
     """When attract mode began (the wave counts from here, other animations from `since`)."""
 
+    def began(self, meaning: Meaning) -> float:
+        """When `meaning` began: its own start if the view carries one, else `since`."""
+        for shown, start in self.starts:
+            if shown is meaning:
+                return start
+        return self.since
+
     def __post_init__(self) -> None:
         for name in _PLACE_SETS:
             value = getattr(self, name)
@@ -73,6 +87,9 @@ class View:
             object.__setattr__(self, "put_back", frozenset(pairs))
         if not isinstance(self.win, tuple):
             object.__setattr__(self, "win", tuple(self.win))
+        if not isinstance(self.starts, tuple):
+            starts = self.starts.items() if isinstance(self.starts, Mapping) else self.starts
+            object.__setattr__(self, "starts", tuple(starts))
         if not isinstance(self.attract, tuple):
             object.__setattr__(self, "attract", tuple(self.attract))
         self._check()

@@ -89,6 +89,11 @@ class Debouncer:
         self._reported = self.debounced
         return self.debounced
 
+    def hold(self, now: float) -> None:
+        """Nothing is stable before the board has been still for `settle` from `now`: what was
+        seen before a fault is not enough to conclude anything from."""
+        self._changed_at = max(self._changed_at, now)
+
     @property
     def pending(self) -> bool:
         """Some place is changing and not yet debounced."""

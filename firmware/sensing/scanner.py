@@ -19,6 +19,9 @@ FAST_POLL = 0.02
 VERIFY = 10.0
 BUTTON_WAIT = 0.1
 """Longest a press waits for the board to be known as it is (a debounce and a re-read)."""
+FAULT_WAIT = 1.0
+"""Longest a press waits after a fault for a complete scan and the settle time: long enough
+for both, short enough that a bus failing for good never swallows a press."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,10 @@ class Scanner:
         self.blind = 0
         """The last scan's blind bits: the expanders not answering now."""
         self._complete = True
+        self._doubtful = False
+        """A fault was met and no untroubled scan has followed it yet."""
+        self._doubt_until = float("-inf")
+        """When the settle time after the last fault's complete scan is over."""
         self._held: tuple[ButtonEvent, ...] = ()
 
     def step(self, wake_at: float | None = None) -> Reading:
@@ -70,12 +77,16 @@ class Scanner:
         settling = self.debouncer.next_deadline()
         if settling is not None:
             deadlines.append(settling)
+        if self._held:  # a press held after a fault goes on when the doubt is over
+            release = min(self._doubt_until, self._held[0].at + FAULT_WAIT)
+            if release > clock.now():
+                deadlines.append(release)
         due = min(deadlines)
         wake = due if wake_at is None else min(due, wake_at)
         woke = self.board.wait_for_change(max(0.0, wake - clock.now()))
         now = clock.now()
         if not woke and now < due:
-            buttons = tuple(self.board.button_events())
+            buttons = self._buttons(now, False)
             return Reading(now, self.debouncer.debounced, False, 0, None, (), (), buttons)
         self.scans += 1
         faults: tuple[Fault, ...] = ()
@@ -85,6 +96,8 @@ class Scanner:
         scan = self.board.scan()
         self.transfers += scan.transfers
         self.errors += scan.errors
+        faults += scan.faults
+        troubled = bool(faults) or bool(scan.blind & ~self.blind)
         self.blind = scan.blind
         now = clock.now()
         # A fault's first incomplete scan holds stale bits of a chip just set up again, whose
@@ -94,8 +107,9 @@ class Scanner:
         # blind in every scan after that, and the rest of the board is judged without it.
         fresh_fault = not scan.complete and self._complete
         self._complete = scan.complete
-        self._next_poll = now + (FAST_POLL if fresh_fault else self.poll)
+        self._next_poll = now + (FAST_POLL if troubled else self.poll)
         changed = False if fresh_fault else self.debouncer.feed(scan.frame, now, scan.blind)
+        self._doubt(troubled, now)
         stable = self.debouncer.stable(now)
         trail = tuple(self.debouncer.take_trail()) if stable is not None else ()
         return Reading(
@@ -105,17 +119,39 @@ class Scanner:
             scan.blind,
             stable,
             trail,
-            faults + scan.faults,
+            faults,
             self._buttons(now, fresh_fault),
         )
+
+    def _doubt(self, troubled: bool, now: float) -> None:
+        """After a fault (or an expander lost or back), nothing the board showed before may be
+        concluded: a chip that reset or missed reads may have hidden a change, and its own
+        interrupts were off meanwhile. The settle time starts again at the fault's scan and once
+        more at the first untroubled scan after it (every expander that answers read, no new
+        fault), so a conclusion always rests on a complete scan and the settle time after it,
+        in every game alike."""
+        if troubled:
+            self._doubtful = True
+        elif not self._doubtful:
+            return
+        else:
+            self._doubtful = False
+        self.debouncer.hold(now)
+        self._doubt_until = now + self.debouncer.settle
 
     def _buttons(self, now: float, fresh_fault: bool) -> tuple[ButtonEvent, ...]:
         """Button events, held back while the board is not yet known as it is at the press
         (a piece landing with the press is still being debounced, or a fault scan hid it), for
-        at most `BUTTON_WAIT`: a press judges the board first."""
+        at most `BUTTON_WAIT`: a press judges the board first. After a fault a press waits,
+        as the board's own judging does, for a complete scan and the settle time after it
+        (at most `FAULT_WAIT`)."""
         held = (*self._held, *self.board.button_events())
         waiting = fresh_fault or self.debouncer.pending
-        if held and waiting and now - held[0].at < BUTTON_WAIT:
+        doubted = self._doubtful or now < self._doubt_until
+        if held and (
+            (waiting and now - held[0].at < BUTTON_WAIT)
+            or (doubted and now - held[0].at < FAULT_WAIT)
+        ):
             self._held = held
             return ()
         self._held = ()
