@@ -189,9 +189,7 @@ class BoardSoak(GameSoak):
         self.tally.board_power_cuts += 1
         self.world.lift(slots[0])
         self._wait(HAND_PAUSE / 2)
-        self._new_events()
-        self.session = self.session.restart(seed=self.seed)
-        self._cursor = 0
+        self._restart()
         self.asked = ()
         # The board lights its move again once it reads the board, which a burst of sensor
         # noise at the restart delays: the person waits for it.
