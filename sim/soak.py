@@ -112,6 +112,8 @@ FIGURES = ("made", "false_accepts", "missed", "false_alarms", "wrong_reasons")
 board went wrong meanwhile."""
 EXAMPLES = 12
 """Failures kept with what replays them."""
+RULES_APART = " | "
+"""Between the rules a refusal may name where the hands broke several at once."""
 GENERAL_REFUSAL = "no legal move gives this board"
 """The refusal that names no rule (firmware/referee/explain.py)."""
 
@@ -425,9 +427,13 @@ class GameSoak:
             )
 
     def _judge_reason(self, event: Illegal, rule: str | None) -> None:
-        """A refusal must name the rule the hands broke, where the soak knows its words (`rule`):
-        the general word, or another rule, is the wrong reason. Unjudged where `rule` is None."""
-        if rule is not None and rule not in event.detail:
+        """A refusal must name the rule the hands broke, where the soak knows its words (`rule`;
+        "" where it knows only that some rule is broken): the general word, or another rule, is
+        the wrong reason. Unjudged where `rule` is None."""
+        if rule is None:
+            return
+        named = any(r in event.detail for r in rule.split(RULES_APART) if r)
+        if event.detail == GENERAL_REFUSAL or not (named or rule == ""):
             self._blame("wrong_reasons", 1, f"{event.detail!r}; the rule broken: {rule!r}")
 
     def _timed(self, session: SimSession) -> SimSession:
@@ -924,10 +930,12 @@ class GameSoak:
         tally = self.tally
         tally.illegal_made += 1
         tally.knocks += knock
+        rule = None if knock else self._rule_broken(source, target)
         with self._doing("knock" if knock else "mistake"):
             caught, recovered = self._put_right(
                 partial(self._hand, source, target, knock),
                 partial(self._hand, target, source, knock),
+                rule,
             )
         tally.illegal_caught += caught
         tally.recovered += recovered
@@ -964,6 +972,27 @@ class GameSoak:
         piece = self.world.lift(source)
         self._wait(HAND_PAUSE / 2)
         self.world.put(target, piece)
+
+    def _rule_broken(self, source: Place, target: Place) -> str | None:
+        """The rules a piece from tray slot `source` put on cell `target` breaks, in the words
+        the board must use, where the soak can name them (either may be named, `RULES_APART`):
+        off the game's area, another seat's piece, or the placement the rules refuse
+        (`why_illegal`). None otherwise."""
+        if not isinstance(source, Slot) or isinstance(target, Slot):
+            return None
+        supplies = [s for s in self.profile.supplies if source in s.slots]
+        if len(supplies) != 1 or len(supplies[0].kinds) != 1:
+            return None
+        kind, state = supplies[0].kinds[0], self.state
+        rules = []
+        if target not in self.profile.area:
+            rules.append("outside the game's area")
+        if kind.owner is not None and kind.owner != state.to_move:
+            rules.append(f"that is {self.profile.game.seats[kind.owner]}'s piece")
+        tried = self.profile.placement(state, kind, target)
+        if not rules and tried is not None and not state.is_legal(tried):
+            rules.append(state.why_illegal(tried))
+        return RULES_APART.join(rules) or None
 
     def _find_knock(self) -> tuple[Place, Place] | None:
         world = self.world
@@ -1223,16 +1252,53 @@ def format_report(tally: Tally) -> str:
 
 
 KIND_HEADINGS = ("made", "false accepts", "missed", "false alarms", "wrong reasons")
+KINDS = (
+    "legal move",
+    "whole turn",
+    "fast reply",
+    "fast reply inside a turn's settle window",
+    "reply after a win",
+    "takeback",
+    "takeback mid-obligation",
+    "out of order",
+    "obligation at once",
+    "obligation in part",
+    "obligation late",
+    "obligation in the wrong place",
+    "moved before the obligation",
+    "changed in place",
+    "changed in place at once",
+    "choice",
+    "wrong choice",
+    "quick press",
+    "mistake",
+    "knock",
+    "tile nudged",
+    "box piece where the rules forbid",
+    "bump",
+    "noise",
+    "I2C errors",
+    "expander reset",
+    "fault as a piece lands",
+    "power cut mid-action",
+    "power cut while a choice waits",
+    "board cleared",
+    "`new` with pieces left",
+)
+"""Every kind of trouble the hands make, in the report's order: one the hands never made in a
+run shows nought, so a kind the game allows and the run missed is plain to see."""
 
 
 def _kind_table(tally: Tally) -> list[str]:
     """Per kind of trouble the hands made: how often, and each way the board went wrong."""
     if not tally.kinds:
         return []
-    width = max(len(kind) for kind in tally.kinds)
+    kinds = [*KINDS, *sorted(set(tally.kinds) - set(KINDS))]
+    width = max(len(kind) for kind in kinds)
     heads = "  ".join(f"{h:>{max(len(h), 5)}}" for h in KIND_HEADINGS)
     lines = ["", f"  {'kind of trouble':<{width}}  {heads}"]
-    for kind, figures in sorted(tally.kinds.items(), key=lambda item: -item[1]["made"]):
+    for kind in kinds:
+        figures = tally.kinds.get(kind, dict.fromkeys(FIGURES, 0))
         cells = "  ".join(
             f"{figures[f]:>{max(len(h), 5)}}" for f, h in zip(FIGURES, KIND_HEADINGS, strict=True)
         )
