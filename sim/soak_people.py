@@ -123,12 +123,13 @@ class PeopleSoak(GameSoak):
         seed: int,
         tally: Tally,
         journal: Path,
+        **session: Any,
     ) -> None:
         """A game whose board is printed from a seed gets its own each game, unless the soak was
         given one: one board would meet only what is printed on it."""
         if any(o.name == "seed" for o in game.options) and "seed" not in tally.options:
             options = {**options, "seed": random.Random(seed).randrange(BOARDS)}
-        super().__init__(spec, game, options, seed, tally, journal)
+        super().__init__(spec, game, options, seed, tally, journal, **session)
         self.turn_start: State = self.state
         """Where the turn the hands are making began."""
         self.undoable: tuple[State, tuple[Action, ...]] | None = None
@@ -307,7 +308,7 @@ class PeopleSoak(GameSoak):
         if self._turn_over(expected):
             state = self.state
             if state.outcome() is not None and self.rng.random() < careless.P_WIN_REPLY:
-                stray = self._stray_after_win()
+                stray = self._stray_after_turn()
             elif (
                 not state.obligations
                 and state.outcome() is None
@@ -359,7 +360,7 @@ class PeopleSoak(GameSoak):
         return self._go_through(self.rng.choice(seen))
 
     @_kind("reply after a win")
-    def _stray_after_win(self) -> str | None:
+    def _stray_after_turn(self) -> str | None:
         loser = (self.turn_start.to_move + 1) % self.turn_start.players
         return self.put_stray(loser)
 

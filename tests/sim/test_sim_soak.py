@@ -270,17 +270,18 @@ def careless_hands(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    ("game", "board", "level"),
-    [("tic-tac-toe", "mini", Level.NORMAL), ("tic-tac-cap", "r1", Level.EASY)],
+    ("game", "board", "level", "seed"),
+    [("tic-tac-toe", "mini", Level.NORMAL, 2), ("tic-tac-cap", "r1", Level.EASY, 3)],
 )
 def test_every_move_of_the_board_is_made_from_its_lights_and_nothing_slips(
-    careless_hands, game, board, level
+    careless_hands, game, board, level, seed
 ):
-    tally = soak(game, board, games=4, seed=2, ai=AiSeat(1, level))
+    tally = soak(game, board, games=4, seed=seed, ai=AiSeat(1, level))
     consistent(tally)
     assert tally.board_moves == tally.board_moves_made > 0
     assert tally.board_wrong_squares > 0 and tally.board_power_cuts > 0
     assert tally.taken_back == tally.takebacks > 0
+    assert tally.kinds["takeback against the board"]["made"] == tally.takebacks
     assert tally.fast_replies > 0  # the person's piece down as soon as the board's is made
     assert tally.win_replies_flagged == tally.win_replies
     assert tally.clears_ok == tally.boards_cleared == tally.games
