@@ -25,7 +25,11 @@ player and actions in notation) before the next thing happens. After the game th
 cleared, piece by piece or with `new` pressed while pieces are still on it, and the board must
 start the next game only once it is clear, and accept its first move.
 
-Games on tiles that shift and turn are played by a player who also handles tiles (soak_tiles.py).
+Every game is played by one player (soak_people.py) that also makes whatever the game's contract
+declares (turns of several actions, obligations, choices, the seat button, tiles, pieces changed
+in place) and the trouble that goes with it, and the report counts per kind of trouble what went
+wrong while the hands made it: false accepts, missed moves, false alarms and refusals with the
+wrong reason.
 """
 
 from __future__ import annotations
@@ -36,8 +40,9 @@ import random
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from functools import partial
+from functools import partial, wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -102,6 +107,15 @@ FAST = 0.1
 """Seconds a quick hand takes to lift a piece and put it down."""
 
 _REFEREE_EVENTS = (Moved, Partial, TakenBack, Illegal, Restored)
+FIGURES = ("made", "false_accepts", "missed", "false_alarms", "wrong_reasons")
+"""What the report counts per kind of trouble: how often the hands did it, then each way the
+board went wrong meanwhile."""
+EXAMPLES = 12
+"""Failures kept with what replays them."""
+RULES_APART = " | "
+"""Between the rules a refusal may name where the hands broke several at once."""
+GENERAL_REFUSAL = "no legal move gives this board"
+"""The refusal that names no rule (firmware/referee/explain.py)."""
 
 
 @dataclass
@@ -181,9 +195,8 @@ class Tally:
     turns_ended: int = 0
     """Turns that could go on, ended with the mover's seat button (after the hands settled)."""
     tokens_turned: int = 0
-    """Tokens turned over on their square (a Police square's second collection)."""
-    destroyed: int = 0
-    """Squares destroyed, a token put down the other way up."""
+    """Pieces changed in place: lifted from a cell and another put on it in one quick movement
+    (a Magnetmen token turned over on its square)."""
     boards_cleared: int = 0
     new_with_pieces: int = 0
     """Of the cleared boards, those where `new` was pressed with pieces left on them."""
@@ -200,6 +213,16 @@ class Tally:
     """The board's piece put on a square it did not light first (counted as mistakes too)."""
     board_power_cuts: int = 0
     """Power cuts with the board's piece in the hand (counted as power cuts too)."""
+    wrong_reasons: int = 0
+    """`illegal` events whose detail does not name the rule the hands broke."""
+    kinds: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per kind of trouble (and plain legal moves): how often the hands did it, and what went
+    wrong while they did (`FIGURES`)."""
+    examples: list[dict[str, Any]] = field(default_factory=list)
+    """The first few things that went wrong, with what replays them (`soak --seed` plays the
+    same games; each game's seed and the turn it reached are here too)."""
+    judge_ms: list[float] = field(default_factory=list, repr=False)
+    """Wall-clock milliseconds of each judgement of a still board, for the latency figures."""
     led_frames: int = 0
     virtual_seconds: float = 0.0
     wall_seconds: float = 0.0
@@ -222,6 +245,8 @@ class Tally:
             problems.append(f"{self.illegal_made - self.recovered} mistakes not recovered")
         if self.false_alarms:
             problems.append(f"{self.false_alarms} false alarms")
+        if self.wrong_reasons:
+            problems.append(f"{self.wrong_reasons} refusals with the wrong reason")
         if self.taken_back != self.takebacks:
             problems.append(f"{self.takebacks - self.taken_back} takebacks not carried out")
         if self.win_replies_flagged != self.win_replies:
@@ -246,11 +271,32 @@ class Tally:
     def ok(self) -> bool:
         return not self.failures
 
+    def latency(self) -> dict[str, float]:
+        """Judge latency, milliseconds of wall-clock time per still board judged: median, p99
+        and the worst."""
+        times = sorted(self.judge_ms)
+        if not times:
+            return {"p50": 0.0, "p99": 0.0, "max": 0.0, "judged": 0}
+        at = lambda share: times[min(len(times) - 1, int(share * len(times)))]  # noqa: E731
+        return {
+            "p50": round(at(0.5), 3),
+            "p99": round(at(0.99), 3),
+            "max": round(times[-1], 3),
+            "judged": len(times),
+        }
+
+    def count(self, kind: str, figure: str, n: int = 1) -> None:
+        """Adds `n` to a kind's figure (a kind seen for the first time starts at nought)."""
+        figures = self.kinds.setdefault(kind, dict.fromkeys(FIGURES, 0))
+        figures[figure] += n
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["virtual_seconds"] = round(self.virtual_seconds, 3)
         data["wall_seconds"] = round(self.wall_seconds, 3)
         del data["calendar"]
+        del data["judge_ms"]
+        data["judge_latency_ms"] = self.latency()
         data["ok"] = self.ok
         data["failures"] = self.failures
         return data
@@ -258,6 +304,20 @@ class Tally:
 
 Expected = tuple[str, int, tuple[str, ...]]
 """What the board must answer: ("move" | "partial" | "fulfilled", player, actions)."""
+
+
+def _kind(kind: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Makes a method of GameSoak trouble of `kind`: what goes wrong while it runs is its."""
+
+    def wrap(method: Callable[..., Any]) -> Callable[..., Any]:
+        @wraps(method)
+        def doing(self: GameSoak, *args: Any, **kwargs: Any) -> Any:
+            with self._doing(kind):
+                return method(self, *args, **kwargs)
+
+        return doing
+
+    return wrap
 
 
 class GameSoak:
@@ -277,8 +337,10 @@ class GameSoak:
         self.tally = tally
         self.seed = seed
         calendar = tally.calendar + tally.virtual_seconds  # the soak's games one after another
-        self.session = SimSession(
-            spec, game.name, options, seed=seed, journal=journal, calendar=calendar, **session
+        self.session = self._timed(
+            SimSession(
+                spec, game.name, options, seed=seed, journal=journal, calendar=calendar, **session
+            )
         )
         self.profile: Profile = self.session.profile
         self.world = self.session.world
@@ -322,9 +384,79 @@ class GameSoak:
         """Outside a legal move: any accepted move is false, any `illegal` a false alarm."""
         for event in events:
             if isinstance(event, Moved | Partial | TakenBack | Fulfilled):
-                self.tally.false_accepts += 1
+                self._blame("false_accepts", 1, event)
             elif isinstance(event, Illegal):
-                self.tally.false_alarms += 1
+                self._blame("false_alarms", 1, event)
+
+    # What the hands are doing, and what went wrong meanwhile.
+
+    at_turn = 0
+    """The number of the turn the hands were at when the trouble began (turns completed)."""
+    doing = "legal move"
+    """The kind of trouble the hands are making now: what goes wrong meanwhile is its."""
+
+    @contextmanager
+    def _doing(self, kind: str) -> Iterator[None]:
+        """The hands make trouble of `kind` (once more) until the block ends."""
+        outer, self.doing = self.doing, kind
+        self.tally.count(kind, "made")
+        try:
+            yield
+        finally:
+            self.doing = outer
+
+    def _blame(self, figure: str, n: int = 1, event: Event | str | None = None) -> None:
+        """Counts `n` of a figure (`FIGURES`) against the soak and the kind being made, and
+        keeps the first few with what replays them."""
+        if n <= 0:
+            return
+        tally = self.tally
+        setattr(tally, figure, getattr(tally, figure) + n)
+        tally.count(self.doing, figure, n)
+        if len(tally.examples) < EXAMPLES:
+            tally.examples.append(
+                {
+                    "figure": figure,
+                    "kind": self.doing,
+                    "game": tally.games + 1,
+                    "game_seed": self.seed,
+                    "turn": self.at_turn,
+                    "virtual_time": round(self.clock.now(), 3),
+                    "event": event if isinstance(event, str | None) else event.to_dict(),
+                }
+            )
+
+    def _judge_reason(self, event: Illegal, rule: str | None) -> None:
+        """A refusal must name the rule the hands broke, where the soak knows its words (`rule`;
+        "" where it knows only that some rule is broken): the general word, or another rule, is
+        the wrong reason. Unjudged where `rule` is None."""
+        if rule is None:
+            return
+        named = any(r in event.detail for r in rule.split(RULES_APART) if r)
+        if event.detail == GENERAL_REFUSAL or not (named or rule == ""):
+            self._blame("wrong_reasons", 1, f"{event.detail!r}; the rule broken: {rule!r}")
+
+    def _timed(self, session: SimSession) -> SimSession:
+        """`session`, its referee's judgements of still boards timed (the judge latency)."""
+        judge = session.referee.judge
+        times = self.tally.judge_ms
+
+        def timed(raw: int, now: float, stable: bool) -> None:
+            if not stable:
+                judge(raw, now, stable)
+                return
+            started = time.perf_counter()
+            judge(raw, now, stable)
+            times.append((time.perf_counter() - started) * 1000)
+
+        session.referee.judge = timed  # type: ignore[method-assign]
+        return session
+
+    def _restart(self) -> None:
+        """A power cut: the board starts again from its journal, the pieces where they are."""
+        self._new_events()
+        self.session = self._timed(self.session.restart(seed=self.seed))
+        self._cursor = 0
 
     # A game.
 
@@ -349,6 +481,7 @@ class GameSoak:
     def _turn(self, action: Action) -> bool:
         """Trouble, then `action` made by hand (perhaps quickly followed by the reply)."""
         rng = self.rng
+        self.at_turn = self.state.turn
         self._trouble()
         if rng.random() < P_TAKEBACK and self.takeback():
             action = self._choose()
@@ -356,12 +489,15 @@ class GameSoak:
                 return False
         noise = rng.random() < P_NOISE
         fault = rng.random()
-        faulted = False
-        if fault < P_I2C + P_RESET:
+        if fault >= P_I2C + P_RESET:
+            if noise:
+                self.noise()
+            return self._make(action, False)
+        with self._doing("I2C errors" if fault < P_I2C else "expander reset"):
             faulted = self.fault(i2c=fault < P_I2C)
-        if noise:
-            self.noise()
-        return self._make(action, faulted)
+            if noise:
+                self.noise()
+            return self._make(action, faulted)
 
     def _trouble(self) -> None:
         """What happens on the board before a legal action: a mistake, a knock, a bump."""
@@ -447,6 +583,7 @@ class GameSoak:
     def _mover(self) -> int:
         return self.session.referee.turn_start.to_move
 
+    @_kind("quick press")
     def _quick_press(self, partial: list[Expected]) -> bool:
         """The seat button pressed as the piece lands, before the board settled."""
         self.tally.quick_presses += 1
@@ -460,6 +597,8 @@ class GameSoak:
         for `stray` (a piece put down after the game's end) to be taken off is no false alarm."""
         tally = self.tally
         tally.moves += 1
+        if self.doing == GameSoak.doing:
+            tally.count(self.doing, "made")
         events = self._new_events()
         flagged = [e for e in events if isinstance(e, Illegal) and e.remove == (stray,)]
         if stray is not None and len(flagged) == 1:
@@ -471,13 +610,16 @@ class GameSoak:
             if remaining and item == remaining[0]:
                 remaining.pop(0)
             else:
-                tally.false_accepts += 1
+                self._blame("false_accepts", 1, f"{item}; expected {remaining[:1]}")
         if remaining:
-            tally.missed += 1
+            self._blame("missed", 1, f"expected {remaining}, the board said {answers}")
         elif len(answers) == len(expected):
             tally.accepted += 1
-        tally.false_alarms += sum(1 for e in events if isinstance(e, Illegal))
-        tally.false_accepts += sum(1 for e in events if isinstance(e, TakenBack))
+        for event in events:
+            if isinstance(event, Illegal):
+                self._blame("false_alarms", 1, event)
+            elif isinstance(event, TakenBack):
+                self._blame("false_accepts", 1, event)
         self._count_result(events)
         return not remaining and len(answers) == len(expected)
 
@@ -553,6 +695,7 @@ class GameSoak:
         ]
         return self.rng.choice(replies) if replies else None
 
+    @_kind("fast reply")
     def fast_reply(self, action: Action, reply: Action) -> bool:
         """`action`, then the next player's `reply` before the board settled."""
         self.tally.fast_replies += 1
@@ -570,12 +713,13 @@ class GameSoak:
         the win must stand, and the stray piece is only something to clear."""
         if self.rng.random() >= P_WIN_REPLY:
             return self.move(action)
-        loser = 1 - self.state.to_move
-        expected = self._expect(action)
-        self.session.perform(action, pause=FAST)
-        label = self.put_stray(loser)
-        self._wait(ACCEPT_WAIT, until=GameOver)
-        return self._check(expected, stray=label) and self._agree()
+        loser = (self.state.to_move + 1) % self.state.players
+        with self._doing("reply after a win"):
+            expected = self._expect(action)
+            self.session.perform(action, pause=FAST)
+            label = self.put_stray(loser)
+            self._wait(ACCEPT_WAIT, until=GameOver)
+            return self._check(expected, stray=label) and self._agree()
 
     def put_stray(self, seat: int) -> str | None:
         """A piece of `seat`'s put down on a free cell after the game's end; its label."""
@@ -601,7 +745,10 @@ class GameSoak:
         """The last move put back where it came from: the board must undo exactly it."""
         if self.last_turn is None:
             return False
-        start, action = self.last_turn
+        with self._doing("takeback"):
+            return self._take_back(*self.last_turn)
+
+    def _take_back(self, start: State, action: Action) -> bool:
         (step,) = self.profile.plan(start, action)
         self.tally.takebacks += 1
         piece = self.session.take(step.target)
@@ -619,6 +766,7 @@ class GameSoak:
         self.last_turn = None
         return True
 
+    @_kind("power cut mid-action")
     def power_cut(self, action: Action) -> bool:
         """The power goes while the first piece is in the hand; it goes down once the board is
         back, and the rest of the action's pieces follow."""
@@ -629,9 +777,7 @@ class GameSoak:
         expected = self._expect(action)
         piece = self.session.take(first.source)
         self._wait(HAND_PAUSE / 2)
-        self._new_events()
-        self.session = self.session.restart(seed=self.seed)
-        self._cursor = 0
+        self._restart()
         self._wait(HAND_PAUSE / 2)
         self.session.give(first.target, piece)
         for step in rest:
@@ -650,11 +796,15 @@ class GameSoak:
         """The players clear the board for the next game: piece by piece, or pressing `new`
         with pieces still on it. The next game must start only once the board is clear, and
         take its first move."""
+        with_new = self.rng.random() < P_NEW_WITH_PIECES
+        with self._doing("`new` with pieces left" if with_new else "board cleared"):
+            self._clear_board(with_new)
+
+    def _clear_board(self, with_new: bool) -> None:
         tally = self.tally
         tally.boards_cleared += 1
         self._wait(0.5)
         self._new_events()
-        with_new = self.rng.random() < P_NEW_WITH_PIECES
         acts = self._clearing()
         pressed_at = self.rng.randrange(len(acts)) if with_new and acts else None
         if pressed_at is not None:
@@ -668,7 +818,9 @@ class GameSoak:
             problems += 1
         if len(started) != starts or self.session.state != self.session.initial:
             problems += 1
-        self.tally.false_accepts += sum(1 for e in events if isinstance(e, Moved | Partial))
+        for event in events:
+            if isinstance(event, Moved | Partial):
+                self._blame("false_accepts", 1, event)
         # The next game's first move.
         self.state = self.session.initial
         self.turn_actions = ()
@@ -739,6 +891,7 @@ class GameSoak:
             self._unexpected(self._new_events())
         return True
 
+    @_kind("noise")
     def noise(self) -> None:
         rate = self.rng.uniform(*NOISE_RATE)
         self.tally.noise_bursts += 1
@@ -759,10 +912,13 @@ class GameSoak:
         if not occupied:
             return
         cell = rng.choice(occupied)
-        world.slide(cell, [rng.choice(self._neighbours(cell)), cell], step=rng.uniform(*BUMP_STEP))
-        self.tally.bumps += 1
-        self._wait(self.profile.settle + 0.2)
-        self._unexpected(self._new_events())
+        with self._doing("bump"):
+            world.slide(
+                cell, [rng.choice(self._neighbours(cell)), cell], step=rng.uniform(*BUMP_STEP)
+            )
+            self.tally.bumps += 1
+            self._wait(self.profile.settle + 0.2)
+            self._unexpected(self._new_events())
 
     def mistake(self, knock: bool = False) -> None:
         """A mistake the sensors can see, then its correction; a knock slides a placed piece
@@ -774,22 +930,32 @@ class GameSoak:
         tally = self.tally
         tally.illegal_made += 1
         tally.knocks += knock
-        caught, recovered = self._put_right(
-            partial(self._hand, source, target, knock), partial(self._hand, target, source, knock)
-        )
+        rule = None if knock else self._rule_broken(source, target)
+        with self._doing("knock" if knock else "mistake"):
+            caught, recovered = self._put_right(
+                partial(self._hand, source, target, knock),
+                partial(self._hand, target, source, knock),
+                rule,
+            )
         tally.illegal_caught += caught
         tally.recovered += recovered
 
-    def _put_right(self, wrong: Callable[[], None], back: Callable[[], None]) -> tuple[bool, bool]:
+    def _put_right(
+        self, wrong: Callable[[], None], back: Callable[[], None], rule: str | None = None
+    ) -> tuple[bool, bool]:
         """Something wrong done by hand, then undone: whether the board said `illegal` (and
-        accepted nothing), and whether it then said `restored` and agrees with the game."""
+        accepted nothing), and whether it then said `restored` and agrees with the game. The
+        refusal must name `rule` where the soak knows it, and some rule in any case."""
         wrong()
         self._wait(ACCEPT_WAIT, until=Illegal)
         events = self._new_events()
-        caught = any(isinstance(e, Illegal) for e in events)
-        self.tally.false_accepts += sum(
-            1 for e in events if isinstance(e, Moved | Partial | TakenBack | Fulfilled)
-        )
+        refusals = [e for e in events if isinstance(e, Illegal)]
+        caught = bool(refusals)
+        if refusals:
+            self._judge_reason(refusals[0], rule)
+        for event in events:
+            if isinstance(event, Moved | Partial | TakenBack | Fulfilled):
+                self._blame("false_accepts", 1, event)
         back()
         self._wait(ACCEPT_WAIT, until=Restored)
         events = self._new_events()
@@ -806,6 +972,27 @@ class GameSoak:
         piece = self.world.lift(source)
         self._wait(HAND_PAUSE / 2)
         self.world.put(target, piece)
+
+    def _rule_broken(self, source: Place, target: Place) -> str | None:
+        """The rules a piece from tray slot `source` put on cell `target` breaks, in the words
+        the board must use, where the soak can name them (either may be named, `RULES_APART`):
+        off the game's area, another seat's piece, or the placement the rules refuse
+        (`why_illegal`). None otherwise."""
+        if not isinstance(source, Slot) or isinstance(target, Slot):
+            return None
+        supplies = [s for s in self.profile.supplies if source in s.slots]
+        if len(supplies) != 1 or len(supplies[0].kinds) != 1:
+            return None
+        kind, state = supplies[0].kinds[0], self.state
+        rules = []
+        if target not in self.profile.area:
+            rules.append("outside the game's area")
+        if kind.owner is not None and kind.owner != state.to_move:
+            rules.append(f"that is {self.profile.game.seats[kind.owner]}'s piece")
+        tried = self.profile.placement(state, kind, target)
+        if not rules and tried is not None and not state.is_legal(tried):
+            rules.append(state.why_illegal(tried))
+        return RULES_APART.join(rules) or None
 
     def _find_knock(self) -> tuple[Place, Place] | None:
         world = self.world
@@ -917,18 +1104,11 @@ def _pairs(
 
 
 def _player_for(profile: Profile) -> type[GameSoak]:
-    """Who plays the games: a player who also shifts and turns tiles where the game has them,
-    one who also makes choices and turns tokens over in Magnetmen (those modules build on this
-    one, so they are imported only once this one is loaded)."""
-    if profile.game.name == "magnetmen":
-        from .soak_magnetmen import MagnetmenSoak
+    """Who plays the games: one player for every game, doing what its contract declares
+    (soak_people.py builds on this module, so it is imported only once this one is loaded)."""
+    from .soak_people import PeopleSoak
 
-        return MagnetmenSoak
-    if profile.tile is None:
-        return GameSoak
-    from .soak_tiles import TileGameSoak
-
-    return TileGameSoak
+    return PeopleSoak
 
 
 def soak(
@@ -984,13 +1164,12 @@ def _duration(seconds: float) -> str:
 
 
 def _token_rows(tally: Tally) -> list[tuple[str, str, str]]:
-    """Magnetmen's own figures: choices, turns ended early, tokens turned over or upside down."""
+    """Choices, turns ended early by the seat button, pieces changed in place."""
     wrong = f"wrong ones sent {tally.wrong_choices} (refused {tally.wrong_choices_refused})"
     return [
         ("choices", f"{tally.choices}", f"by buttons {tally.choices_by_buttons}, {wrong}"),
         ("turns ended", f"{tally.turns_ended}", "by the seat button"),
-        ("tokens turned over", f"{tally.tokens_turned}", "Police collected twice"),
-        ("squares destroyed", f"{tally.destroyed}", "a token the other way up"),
+        ("changed in place", f"{tally.tokens_turned}", "a token turned over on its square"),
     ]
 
 
@@ -1014,7 +1193,7 @@ def format_report(tally: Tally) -> str:
     first = f"next player first {tally.moved_first} (refused {tally.moved_first_refused})"
     done = f"late {tally.late_obligations}, {first}" if tally.tiles else "carried out by hand"
     obligations = [("obligations", f"{tally.obligations}", done)] if tally.obligations else []
-    tokens = _token_rows(tally) if tally.game == "magnetmen" else []
+    tokens = _token_rows(tally) if tally.choices or tally.turns_ended or tally.tokens_turned else []
     board_plays = _board_rows(tally) if tally.ai else []
     rows = [
         ("games", f"{tally.games}", f"finished {tally.finished} ({results})"),
@@ -1065,9 +1244,89 @@ def format_report(tally: Tally) -> str:
     against = f", the board playing {tally.ai}" if tally.ai else ""
     lines = [f"soak: {game} on {tally.board}, {tally.games} games, seed {tally.seed}{against}"]
     lines += [f"  {a:<{label}}  {b:>{value}}  {c}".rstrip() for a, b, c in rows]
+    lines += _kind_table(tally)
+    lines += _latency_line(tally)
     verdict = "PASS" if tally.ok else "FAIL: " + "; ".join(tally.failures)
     lines.append(f"  {'result':<{label}}  {verdict}")
     return "\n".join(lines)
+
+
+KIND_HEADINGS = ("made", "false accepts", "missed", "false alarms", "wrong reasons")
+KINDS = (
+    "legal move",
+    "whole turn",
+    "fast reply",
+    "fast reply inside a turn's settle window",
+    "reply after a win",
+    "takeback",
+    "takeback mid-obligation",
+    "takeback against the board",
+    "the board's piece on a square not lit",
+    "power cut with the board's piece in the hand",
+    "out of order",
+    "obligation at once",
+    "obligation in part",
+    "obligation late",
+    "obligation in the wrong place",
+    "moved before the obligation",
+    "changed in place",
+    "changed in place at once",
+    "choice",
+    "wrong choice",
+    "quick press",
+    "mistake",
+    "knock",
+    "tile nudged",
+    "box piece where the rules forbid",
+    "bump",
+    "noise",
+    "I2C errors",
+    "expander reset",
+    "fault as a piece lands",
+    "power cut mid-action",
+    "power cut while a choice waits",
+    "board cleared",
+    "`new` with pieces left",
+)
+"""Every kind of trouble the hands make, in the report's order: one the hands never made in a
+run shows nought, so a kind the game allows and the run missed is plain to see."""
+
+
+def _kind_table(tally: Tally) -> list[str]:
+    """Per kind of trouble the hands made: how often, and each way the board went wrong."""
+    if not tally.kinds:
+        return []
+    kinds = [*KINDS, *sorted(set(tally.kinds) - set(KINDS))]
+    width = max(len(kind) for kind in kinds)
+    heads = "  ".join(f"{h:>{max(len(h), 5)}}" for h in KIND_HEADINGS)
+    lines = ["", f"  {'kind of trouble':<{width}}  {heads}"]
+    for kind in kinds:
+        figures = tally.kinds.get(kind, dict.fromkeys(FIGURES, 0))
+        cells = "  ".join(
+            f"{figures[f]:>{max(len(h), 5)}}" for f, h in zip(FIGURES, KIND_HEADINGS, strict=True)
+        )
+        lines.append(f"  {kind:<{width}}  {cells}")
+    return [*lines, ""]
+
+
+def _latency_line(tally: Tally) -> list[str]:
+    figures = tally.latency()
+    return [
+        f"  judge latency  p50 {figures['p50']:.3f} ms, p99 {figures['p99']:.3f} ms,"
+        f" worst {figures['max']:.3f} ms over {figures['judged']} still boards"
+    ]
+
+
+def format_examples(tally: Tally) -> str:
+    """The first failures, each with the game's seed, number and turn, to replay them."""
+    lines = []
+    for example in tally.examples:
+        lines.append(
+            f"  {example['figure']} while {example['kind']}: game {example['game']}"
+            f" (seed {example['game_seed']}), turn {example['turn']},"
+            f" at {example['virtual_time']} s: {example['event']}"
+        )
+    return "\n".join(["first failures:", *lines]) if lines else ""
 
 
 def main(args: argparse.Namespace) -> int:
@@ -1077,5 +1336,10 @@ def main(args: argparse.Namespace) -> int:
     ai, budget = opponent_seat.from_args(args, game, options)
     opponent_seat.needs_seat(ai, budget)
     tally = soak(game.name, args.board, args.games, args.seed, options, journal, ai, budget)
-    print(json.dumps(tally.to_dict(), indent=2) if args.json else format_report(tally))
+    if args.json:
+        print(json.dumps(tally.to_dict(), indent=2))
+    else:
+        print(format_report(tally))
+        if getattr(args, "verbose", False) and tally.examples:
+            print(format_examples(tally))
     return 0 if tally.ok else 1

@@ -36,7 +36,8 @@ from magboard.hardware.spec import BoardSpec, Place, Slot, place_label
 
 from . import soak
 from .following import follow_lights
-from .soak import ACCEPT_WAIT, FAST, HAND_PAUSE, GameSoak, Tally
+from .soak import ACCEPT_WAIT, FAST, HAND_PAUSE, Tally, _kind
+from .soak_people import PeopleSoak
 
 P_WRONG_SQUARE = 0.15
 """Of the board's moves: its piece put on a square it did not light first."""
@@ -67,7 +68,7 @@ def check_seat(seat: AiSeat, game: Game) -> None:
         )
 
 
-class BoardSoak(GameSoak):
+class BoardSoak(PeopleSoak):
     """One game against the board, with trouble mixed in, then the board cleared."""
 
     def __init__(
@@ -182,9 +183,10 @@ class BoardSoak(GameSoak):
         slot, wrong = slots[0], self.rng.choice(free)
         self.tally.board_wrong_squares += 1
         self.tally.illegal_made += 1
-        caught, recovered = self._put_right(
-            lambda: self._hand(slot, wrong), lambda: self._hand(wrong, slot)
-        )
+        with self._doing("the board's piece on a square not lit"):
+            caught, recovered = self._put_right(
+                lambda: self._hand(slot, wrong), lambda: self._hand(wrong, slot)
+            )
         self.tally.illegal_caught += caught
         self.tally.recovered += recovered
 
@@ -193,18 +195,17 @@ class BoardSoak(GameSoak):
         slots = [s for s in self._lit(tray=True) if self.world.pieces_at(s)]
         if not slots:
             return
-        self.tally.power_cuts += 1
-        self.tally.board_power_cuts += 1
-        self.world.lift(slots[0])
-        self._wait(HAND_PAUSE / 2)
-        self._new_events()
-        self.session = self.session.restart(seed=self.seed)
-        self._cursor = 0
-        self.asked = ()
-        # The board lights its move again once it reads the board, which a burst of sensor
-        # noise at the restart delays: the person waits for it.
-        self._wait(3 * ACCEPT_WAIT, until=Obligation)
-        self._unexpected(self._new_events())
+        with self._doing("power cut with the board's piece in the hand"):
+            self.tally.power_cuts += 1
+            self.tally.board_power_cuts += 1
+            self.world.lift(slots[0])
+            self._wait(HAND_PAUSE / 2)
+            self._restart()
+            self.asked = ()
+            # The board lights its move again once it reads the board, which a burst of sensor
+            # noise at the restart delays: the person waits for it.
+            self._wait(3 * ACCEPT_WAIT, until=Obligation)
+            self._unexpected(self._new_events())
 
     def _follow(self, quick: bool) -> bool:
         """The person follows the lights, perhaps putting their own next piece down at once
@@ -229,6 +230,7 @@ class BoardSoak(GameSoak):
             self._count_result(events)  # a winning move of the board's ends the game once made
             ok = True
         if self.made == made:
+            self._blame("missed", 1, "the board never said it saw its move made")
             return False
         self.tally.board_moves_made += 1
         # What a takeback puts back with the person's last move: the board's reply to it (after
@@ -243,6 +245,7 @@ class BoardSoak(GameSoak):
         replies = [a for a in state.legal_actions() if self._one_step_from(state, a)]
         return self.rng.choice(replies) if replies else None
 
+    @_kind("fast reply")
     def _fast_reply(self, reply: Action) -> bool:
         """The person's move put down as soon as the board's is made, before the board settled:
         the board must see its own made and take the person's."""
@@ -255,6 +258,7 @@ class BoardSoak(GameSoak):
         self._remember(before, reply, expected)
         return ok
 
+    @_kind("reply after a win")
     def _stray_after_win(self) -> bool:
         """The board's winning move made, and a piece of the person's put down straight after:
         the win must stand, and the stray piece is only something to clear."""
@@ -287,8 +291,12 @@ class BoardSoak(GameSoak):
         board must undo both, its reply first, and call nothing on the way a mistake."""
         if self.last_turn is None or self.reply is None:
             return False
-        start, action = self.last_turn
-        board_start, board_action = self.reply
+        with self._doing("takeback against the board"):
+            return self._take_back_both(*self.last_turn, *self.reply)
+
+    def _take_back_both(
+        self, start: State, action: Action, board_start: State, board_action: Action
+    ) -> bool:
         moves = [(board_start, board_action), (start, action)]
         (board_step,), (own_step,) = (self.profile.plan(*move) for move in moves)
         self.tally.takebacks += 1

@@ -63,6 +63,9 @@ def add(commands: argparse._SubParsersAction) -> None:
     soak.add_argument("--seed", type=int, default=1)
     soak.add_argument("--json", action="store_true", help="print JSON instead of a table")
     soak.add_argument(
+        "--verbose", action="store_true", help="also print the first failures, to replay them"
+    )
+    soak.add_argument(
         "--journal", metavar="PATH", help="keep the games in this state database (magboard stats)"
     )
     soak.add_argument(
