@@ -250,6 +250,12 @@ class Profile(ABC):
         moves are explained from what the board shows."""
         return ()
 
+    def tried_frame(self, state: State, action: Action) -> int | None:
+        """The frame the board shows once a hand has made `action`, one of `tried(state)`;
+        None where the board cannot show it. A profile whose tried actions reach positions the
+        rules cannot hold (a tile off the game's area) draws those itself."""
+        return self.render(state.advance(action))
+
     def next_up(self, state: State) -> tuple[frozenset[Place], frozenset[Place]]:
         """What the turn in progress must move next, and where it may go, for the lights
         between the actions of a turn. Most games have nothing to show there: a lifted piece

@@ -221,23 +221,52 @@ class TileGameProfile(Profile):
 
     def tried(self, state: State) -> tuple[Action, ...]:
         """The turn's tile shifted or turned as the rules forbid, where a hand can: undoing the
-        first tile action, parting the tiles, shifting where only turns are allowed. (A tile
-        cannot be pushed over another, and one pushed out of the area shows on cells the game
-        does not read.)"""
+        first tile action, parting the tiles, shifting where only turns are allowed, shifting
+        it (half) out of the area onto cells of the board the game does not use. (A tile
+        cannot be pushed over another.)"""
         assert isinstance(state, TiledState)
         if state.moving < 0:
             return ()
         origin = state.tiles[state.moving]
         tiles = state.tiles[: state.moving] + state.tiles[state.moving + 1 :]
-        width, height = state.extent
         found: list[Action] = [QuarterTurn(origin, clockwise) for clockwise in (True, False)]
         for way in WAYS:
             shift = Shift(origin, way)
             x, y = shift.target
-            inside = 0 <= x <= width - 2 and 0 <= y <= height - 2
-            if inside and all(abs(ox - x) >= 2 or abs(oy - y) >= 2 for ox, oy in tiles):
+            if all(abs(ox - x) >= 2 or abs(oy - y) >= 2 for ox, oy in tiles):
                 found.append(shift)
         return tuple(a for a in found if not state.is_legal(a))
+
+    def tried_frame(self, state: State, action: Action) -> int | None:
+        """A shift out of the area reaches no position of the game: it is drawn on the board
+        as the hand leaves it, the tile and what stands on it a cell further on."""
+        assert isinstance(state, TiledState)
+        if isinstance(action, Shift):
+            x, y = action.target
+            width, height = state.extent
+            if not (0 <= x <= width - 2 and 0 <= y <= height - 2):
+                return self._shifted_off(state, action)
+        return super().tried_frame(state, action)
+
+    def _shifted_off(self, state: TiledState, shift: Shift) -> int | None:
+        """The frame of `state` with the turn's tile shifted by `shift`, past the game's area;
+        None where it would leave the board's sensed lattice too."""
+        layout = self.layout(state)
+        dx, dy = WAYS[shift.way]
+        riding = frozenset(self.to_board(cell) for cell in block(state.tiles[state.moving]))
+        cells = {cell: kinds for cell, kinds in layout.cells.items() if cell not in riding}
+        for cell, kinds in layout.cells.items():
+            if cell in riding:
+                cells[(cell[0] + dx, cell[1] + dy)] = kinds
+        tiles = list(layout.tiles)
+        spot = tiles[state.moving]
+        tiles[state.moving] = TileSpot(
+            (spot.origin[0] + dx, spot.origin[1] + dy), (spot.key[0] + dx, spot.key[1] + dy)
+        )
+        try:
+            return self.frame_of(Layout(cells, layout.supplies, tuple(tiles)))
+        except KeyError:  # a cell the board has no sensor for
+            return None
 
     def plan(self, state: State, action: Action) -> tuple[Step | TileStep, ...]:
         if isinstance(action, Shift | QuarterTurn):

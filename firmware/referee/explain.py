@@ -9,11 +9,12 @@ from magboard.hardware.spec import Slot, place_label
 
 def forbidden(profile: Profile, position: State, frame: int) -> str | None:
     """If the board shows `position` with one action made that the rules forbid but the
-    profile knows a hand may try (a grid tile shifted away from the others, or back where the
-    turn's first action took it from), why the rules forbid it; else None. Asked before any
-    reading, as an undone tile action shows a legal position: the turn before its first."""
+    profile knows a hand may try (a grid tile shifted away from the others, out of the area,
+    or back where the turn's first action took it from), why the rules forbid it; else None.
+    Asked before any reading, as an undone tile action shows a legal position: the turn before
+    its first."""
     for action in profile.tried(position):
-        if profile.render(position.advance(action)) == frame:
+        if profile.tried_frame(position, action) == frame:
             return position.why_illegal(action)
     return None
 
