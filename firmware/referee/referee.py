@@ -412,10 +412,14 @@ class Referee:
         return held.until if held is not None and held.seen == self._seen else None
 
     def wake(self, now: float) -> None:
-        """The loop's call at `wake_at`, or later: the board still shows the held frame."""
+        """The loop's call at `wake_at`, or later: the board still shows the held frame, judged
+        again with the wait over. A hold the judging no longer reaches (the game stopped
+        meanwhile) is dropped, so the loop is never woken for it again."""
         held = self._held
         if held is not None and held.seen == self._seen and now >= held.until:
             self.judge(held.raw, now, stable=True)
+            if self._held is held:
+                self._held = None
 
     def _keeping_accepted(self, readings: list[Reading]) -> list[Reading]:
         """The readings that pass through the part of the turn already accepted, if any do,

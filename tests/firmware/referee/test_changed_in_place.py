@@ -62,3 +62,15 @@ def test_no_wait_where_the_next_player_cannot_change_the_piece():
     ref.judge(profile.render(ref.initial), 2.0, stable=True)
     assert events[-1] == TakenBack(2.0, 0, ("b1",))
     assert ref.wake_at is None
+
+
+def test_a_wait_the_game_no_longer_reaches_is_dropped():
+    """A remote match stopped while the square was bare: nothing is taken back, and the loop
+    is not woken for it again."""
+    ref, profile, events, collected = police_collected_once()
+    ref.judge(profile.render(ref.initial), 2.0, stable=True)
+    ref.halt(2.5)
+    ref.wake(3.0)
+    assert ref.wake_at is None
+    assert ref.position == collected
+    assert not [e for e in events if isinstance(e, TakenBack)]
