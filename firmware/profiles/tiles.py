@@ -341,6 +341,7 @@ class TileGameProfile(Profile):
 
 class MeepProfile(TileGameProfile):
     def moving(self, state: State, source: Cell, target: Cell) -> Action | None:
+        """A meeple carried from `source` to `target`: a move, whatever the rules say of it."""
         start = self.to_game(source)
         if start is None:
             return None

@@ -11,9 +11,8 @@ def forbidden(profile: Profile, position: State, frame: int) -> str | None:
     """If the board shows `position` with one action made that the rules forbid but the
     profile knows a hand may try (a grid tile shifted away from the others, out of the area,
     back where the turn's first action took it from, or another tile than the turn's moved),
-    why the rules forbid it; else None.
-    Asked before any reading, as an undone tile action shows a legal position: the turn before
-    its first."""
+    why the rules forbid it; else None. Asked before any reading, as an undone tile action
+    shows a legal position: the turn before its first."""
     action = profile.tried_shown(position, frame)
     return None if action is None else position.why_illegal(action)
 
