@@ -186,7 +186,7 @@ class BoardLoop:
         clock_change = game_clock.next_change(now) if game_clock is not None else None
         idle_change = self.idle.next_wake(now) if self.idle is not None else None
         deadlines = (self.writer.next_deadline(), until, clock_change, idle_change)
-        deadlines += (self._hand_hint_at(),)
+        deadlines += (self._hand_hint_at(), self.referee.wake_at)
         wakes = [t for t in deadlines if t is not None]
         wake = min(wakes, default=None)
         reading = self.scanner.step(wake_at=wake)
@@ -212,6 +212,7 @@ class BoardLoop:
             referee.judge(reading.debounced, now, stable=False)
         if reading.stable is not None:
             referee.judge(reading.stable, now, stable=True)
+        referee.wake(now)
         self._board_plays(now)
         self._follow_clock(now, reading.debounced)
         self._left_alone(now)

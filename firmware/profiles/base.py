@@ -207,6 +207,12 @@ class Profile(ABC):
         action. Games whose pieces go down from a supply say how."""
         return None
 
+    def moving(self, state: State, source: Cell, target: Cell) -> Action | None:
+        """The action of moving the piece on board cell `source` to board cell `target`, legal
+        or not, so a refusal can say why (its target may lie off the game's area, which
+        `explain` says before asking the rules); None where the game moves no pieces so."""
+        return None
+
     def plan(self, state: State, action: Action) -> tuple[Step | TileStep, ...]:
         """How a hand performs `action` (for the simulator, and for lights that show a move to
         be made). One piece from the one place that loses it to the one that gains it; games
@@ -249,6 +255,15 @@ class Profile(ABC):
         so a refusal can say why (`explain.forbidden`). Most games need none: their refused
         moves are explained from what the board shows."""
         return ()
+
+    def tried_shown(self, state: State, frame: int) -> Action | None:
+        """The action of `tried(state)` whose result the canonical `frame` shows, if any. A
+        profile whose tried actions reach positions the rules cannot hold (a tile off the
+        game's area, a tile the turn does not move) draws those itself."""
+        for action in self.tried(state):
+            if self.render(state.advance(action)) == frame:
+                return action
+        return None
 
     def next_up(self, state: State) -> tuple[frozenset[Place], frozenset[Place]]:
         """What the turn in progress must move next, and where it may go, for the lights

@@ -18,6 +18,7 @@ from magboard.firmware.games.lance import (
     BOXES,
     CELL_BITS,
     COLUMNS,
+    DIRECTIONS,
     NEUTRAL,
     ROWS,
     SIDE,
@@ -180,6 +181,25 @@ class LanceProfile(Profile):
         if game_cell is None:
             return None
         return PlaceNeutral(game_cell) if kind.owner is None else Place(game_cell)
+
+    def moving(self, state: State, source: Cell, target: Cell) -> Action | None:
+        """A tile pushed from `source` to `target` along a row or a column: the slide of the
+        group of tiles side by side from `source` that way, its leading tile reaching
+        `target`."""
+        start = self.to_game(source)
+        dx, dy = target[0] - source[0], target[1] - source[1]
+        if start is None or (dx == 0) == (dy == 0):
+            return None
+        span = abs(dx) + abs(dy)
+        step = (dx // span, dy // span)
+        way = next(name for name, delta in DIRECTIONS.items() if delta == step)
+        cells = self.layout(state).cells
+        length = 1
+        while (
+            length < span and (source[0] + length * step[0], source[1] + length * step[1]) in cells
+        ):
+            length += 1
+        return Slide(start, length, way, span - length + 1)
 
     def plan(self, state: State, action: Action) -> tuple[Step, ...]:
         assert isinstance(state, LanceState)

@@ -45,6 +45,8 @@ from .parts import Layout, PieceKind, Spot, Step, Supply, TileKind, TileSpot, Ti
 _, _frames = load(requested(), "frames")
 
 TILE = TileKind(frozenset({"o"}), frozenset({"i"}))
+TRIED_CACHE = 1_000
+"""Positions whose forbidden tile actions are kept (`tried`); emptied whole when full."""
 POLES = ("n", "s")
 """The centre channel of Meep Tac Toe's A and B, and of a kitten and a puppy."""
 
@@ -250,24 +252,103 @@ class TileGameProfile(Profile):
         return frozenset(map(self.to_board, tile)), frozenset(map(self.to_board, onto))
 
     def tried(self, state: State) -> tuple[Action, ...]:
-        """The turn's tile shifted or turned as the rules forbid, where a hand can: undoing the
-        first tile action, parting the tiles, shifting where only turns are allowed. (A tile
-        cannot be pushed over another, and one pushed out of the area shows on cells the game
-        does not read.)"""
+        """The tiles shifted or turned as the rules forbid once the turn's piece is down, where
+        a hand can: its tile's action undoing the first, parting the tiles, shifting where only
+        turns are allowed, or shifting it (half) out of the area onto cells of the board the
+        game does not use; or another tile shifted or turned. (A tile cannot be pushed over
+        another.)"""
         assert isinstance(state, TiledState)
         if state.moving < 0:
             return ()
-        origin = state.tiles[state.moving]
-        tiles = state.tiles[: state.moving] + state.tiles[state.moving + 1 :]
+        known = self._tried.get(state)
+        if known is not None:
+            return known
+        found: list[Action] = []
+        for number, origin in enumerate(state.tiles):
+            others = state.tiles[:number] + state.tiles[number + 1 :]
+            found += [QuarterTurn(origin, clockwise) for clockwise in (True, False)]
+            for way in WAYS:
+                shift = Shift(origin, way)
+                x, y = shift.target
+                if all(abs(ox - x) >= 2 or abs(oy - y) >= 2 for ox, oy in others):
+                    found.append(shift)
+        if len(self._tried) > TRIED_CACHE:
+            self._tried.clear()
+        known = self._tried[state] = tuple(a for a in found if not state.is_legal(a))
+        return known
+
+    @cached_property
+    def _tried(self) -> dict[State, tuple[Action, ...]]:
+        """`tried` by position: a turn's settled frames all ask it of the same one."""
+        return {}
+
+    def tried_shown(self, state: State, frame: int) -> Action | None:
+        """Only tile actions whose tile's cells, where it lay and where it went, hold all the
+        change are drawn; one that reaches no position of the game (another tile than the
+        turn's, or a shift out of the area) is drawn on the board as the hand leaves it, the
+        tile and what stands on it moved."""
+        tried = self.tried(state)
+        if not tried:
+            return None
+        assert isinstance(state, TiledState)
+        changed = frame ^ self.render(state)
         width, height = state.extent
-        found: list[Action] = [QuarterTurn(origin, clockwise) for clockwise in (True, False)]
-        for way in WAYS:
-            shift = Shift(origin, way)
-            x, y = shift.target
+        turn_tile = state.tiles[state.moving]
+        for action in tried:
+            assert isinstance(action, Shift | QuarterTurn)
+            target = action.target if isinstance(action, Shift) else action.tile
+            if changed & ~(self._footprint_mask(action.tile) | self._footprint_mask(target)):
+                continue
+            x, y = target
             inside = 0 <= x <= width - 2 and 0 <= y <= height - 2
-            if inside and all(abs(ox - x) >= 2 or abs(oy - y) >= 2 for ox, oy in tiles):
-                found.append(shift)
-        return tuple(a for a in found if not state.is_legal(a))
+            if inside and action.tile == turn_tile:
+                shown = self.render(state.advance(action))
+            else:
+                shown = self._tile_moved(state, action)
+            if shown == frame:
+                return action
+        return None
+
+    def _footprint_mask(self, origin: Cell) -> int:
+        """Every bit under the block at game cell `origin`, on the board's lattice whether or
+        not the game's area covers it."""
+        known = self._footprints.get(origin)
+        if known is None:
+            known = 0
+            for cell in block(origin):
+                known |= self.sensors.spot_mask(self.to_board(cell))
+            self._footprints[origin] = known
+        return known
+
+    @cached_property
+    def _footprints(self) -> dict[Cell, int]:
+        return {}
+
+    def _tile_moved(self, state: TiledState, action: Shift | QuarterTurn) -> int | None:
+        """The frame of `state` with the tile at `action.tile` shifted or turned, what stands
+        on it riding along, drawn whatever the rules say; None where it would leave the board's
+        sensed lattice."""
+        layout = self.layout(state)
+        number = state.tiles.index(action.tile)
+        cells = [self.to_board(cell) for cell in block(action.tile)]
+        if isinstance(action, Shift):
+            dx, dy = WAYS[action.way]
+            carried = {cell: (cell[0] + dx, cell[1] + dy) for cell in cells}
+        else:
+            step = 1 if action.clockwise else 3
+            carried = {cell: cells[(k + step) % 4] for k, cell in enumerate(cells)}
+        pieces = {cell: kinds for cell, kinds in layout.cells.items() if cell not in carried}
+        for cell, kinds in layout.cells.items():
+            if cell in carried:
+                pieces[carried[cell]] = kinds
+        tiles = list(layout.tiles)
+        spot = tiles[number]
+        origin = carried[spot.origin] if isinstance(action, Shift) else spot.origin
+        tiles[number] = TileSpot(origin, carried[spot.key])
+        try:
+            return self.frame_of(Layout(pieces, layout.supplies, tuple(tiles)))
+        except KeyError:  # a cell the board has no sensor for
+            return None
 
     def plan(self, state: State, action: Action) -> tuple[Step | TileStep, ...]:
         if isinstance(action, Shift | QuarterTurn):
@@ -289,6 +370,13 @@ class TileGameProfile(Profile):
 
 
 class MeepProfile(TileGameProfile):
+    def moving(self, state: State, source: Cell, target: Cell) -> Action | None:
+        """A meeple carried from `source` to `target`: a move, whatever the rules say of it."""
+        start = self.to_game(source)
+        if start is None:
+            return None
+        return Move(start, (target[0] - self.origin[0], target[1] - self.origin[1]))
+
     def _tile_actions_of(self, state: TiledState) -> int:
         assert isinstance(state, MeepState)
         return MANEUVERS[state.maneuver]

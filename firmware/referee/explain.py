@@ -11,13 +11,12 @@ from .evidence import Refused
 
 def forbidden(profile: Profile, position: State, frame: int) -> str | None:
     """If the board shows `position` with one action made that the rules forbid but the
-    profile knows a hand may try (a grid tile shifted away from the others, or back where the
-    turn's first action took it from), why the rules forbid it; else None. Asked before any
-    reading, as an undone tile action shows a legal position: the turn before its first."""
-    for action in profile.tried(position):
-        if profile.render(position.advance(action)) == frame:
-            return position.why_illegal(action)
-    return None
+    profile knows a hand may try (a grid tile shifted away from the others, out of the area,
+    back where the turn's first action took it from, or another tile than the turn's moved),
+    why the rules forbid it; else None. Asked before any reading, as an undone tile action
+    shows a legal position: the turn before its first."""
+    action = profile.tried_shown(position, frame)
+    return None if action is None else position.why_illegal(action)
 
 
 def misordered(refused: Refused) -> str:
@@ -28,14 +27,20 @@ def misordered(refused: Refused) -> str:
 
 
 def explain(profile: Profile, position: State, difference: Difference, frame: int) -> str:
-    """When the board shows one piece taken from a sensed supply and put on one cell, or one
-    piece more on one cell from a box no sensor sees: the placement the hand tried, refused by
-    the rules. Otherwise a general word."""
+    """When the board shows one piece taken from a sensed supply and put on one cell, one
+    piece more on one cell from a box no sensor sees, or one piece moved from a cell to
+    another: the action the hand tried, refused by the rules. Otherwise a general word."""
     cells = [p for p in difference.remove if not isinstance(p, Slot)]
     if len(cells) == 1 and not difference.put_back and not isinstance(cells[0], Slot):
         tried = _from_a_box(profile, position, cells[0], frame)
         if tried is not None:
             return tried
+    if len(cells) == 1 and len(difference.remove) == 1 and len(difference.put_back) == 1:
+        source = difference.put_back[0][0]
+        if not isinstance(source, Slot):
+            tried = _moved(profile, position, source, cells[0])
+            if tried is not None:
+                return tried
     emptied = {p for p, _ in difference.put_back if isinstance(p, Slot)}
     supplies = [s for s in profile.supplies if emptied & set(s.slots)]
     if len(cells) == 1 and len(supplies) == 1 and len(difference.put_back) == 1:
@@ -43,11 +48,10 @@ def explain(profile: Profile, position: State, difference: Difference, frame: in
         if len(supply.kinds) == 1:
             kind = supply.kinds[0]
             if kind.owner is not None and kind.owner != mover:
-                seats = profile.game.seats
-                return f"that is {seats[kind.owner]}'s piece, and {seats[mover]} is to move"
+                return _not_theirs(profile, position, kind.owner)
             tried = profile.placement(position, kind, cells[0])
             if tried is None:
-                return f"{place_label(cells[0])} is outside the game's area"
+                return _outside(cells[0])
             if not position.is_legal(tried):
                 return position.why_illegal(tried)
     return "no legal move gives this board"
@@ -63,7 +67,31 @@ def _from_a_box(profile: Profile, position: State, cell: Cell, frame: int) -> st
             continue
         for kind in supply.kinds:
             if added == sum(1 << bit[(cell, channel)] for channel in kind.signature):
+                if kind.owner is not None and kind.owner != position.to_move:
+                    return _not_theirs(profile, position, kind.owner)
+                if profile.to_game(cell) is None:
+                    return _outside(cell)
                 tried = profile.placement(position, kind, cell)
                 if tried is not None and not position.is_legal(tried):
                     return position.why_illegal(tried)
     return None
+
+
+def _moved(profile: Profile, position: State, source: Cell, target: Cell) -> str | None:
+    """Why the rules refuse the piece on `source` moved to `target`; None where the game moves
+    no pieces so, or the rules allow it."""
+    tried = profile.moving(position, source, target)
+    if tried is None:
+        return None
+    if profile.to_game(target) is None:
+        return _outside(target)
+    return None if position.is_legal(tried) else position.why_illegal(tried)
+
+
+def _not_theirs(profile: Profile, position: State, owner: int) -> str:
+    seats = profile.game.seats
+    return f"that is {seats[owner]}'s piece, and {seats[position.to_move]} is to move"
+
+
+def _outside(cell: Cell) -> str:
+    return f"{place_label(cell)} is outside the game's area"

@@ -54,7 +54,25 @@ TRAIL_LIMIT = 400
 """Frames kept since a turn began. A board fiddled with for longer than this loses its oldest
 frames; a reply that needed them is then refused and the board asks for a put-back."""
 MOVEMENT_CACHE = 10_000
+CHANGE_IN_PLACE = 1.0
+"""Seconds a piece the mover may change in place (a token turned over) may stay off its square,
+once the board is still, before its absence is read as the last move taken back: a hand turns a
+token over well within it."""
 ONE_GAME = "a remote match is one game: for another, start another match"
+
+
+@dataclass(frozen=True)
+class Held:
+    """A still board that would take back the last move (or the accepted part of the turn),
+    held off for a while because the pieces lifted are ones the mover may put back changed (a
+    Police square's token turned over): until then they are in the hand."""
+
+    frame: int
+    raw: int
+    until: float
+    seen: int
+    """How many frames the turn had passed through when the board stood still: while it
+    still shows no other, the wait may end without a new still frame."""
 
 
 class ChoiceError(ValueError):
@@ -132,6 +150,9 @@ class Referee:
         anchor = self.profile.render(turn_start)
         self._trail = [anchor]
         self._touched = 0
+        self._seen = 0
+        """Frames recorded since the turn began (the trail keeps only the newest)."""
+        self._held: Held | None = None
         if frame is not None and frame != anchor:
             self._record(frame)
         self._reported: object = None
@@ -141,6 +162,7 @@ class Referee:
     def _record(self, frame: int) -> None:
         if frame != self._trail[-1]:
             self._trail.append(frame)
+            self._seen += 1
             if len(self._trail) > TRAIL_LIMIT:
                 del self._trail[1 : len(self._trail) - TRAIL_LIMIT + 1]
             self._touched |= frame ^ self._trail[0]
@@ -277,6 +299,8 @@ class Referee:
         if refused is not None:
             self._illegal(raw, now, refused)
             return
+        if self._held_off(raw, frame, now, lifted):
+            return
         changed = self._changed_cells()
         start, search = self._search_start(), self.matcher.search
         try:
@@ -329,12 +353,84 @@ class Referee:
             if len(readings) > 1:
                 self._illegal(raw, now, "two moves were made too fast to tell: put them back")
                 return
-        if lifted is None and self._taking_back(raw, frame, now):
+        self._unexplained(raw, frame, now, lifted, refused)
+
+    def _held_off(self, raw: int, frame: int, now: float, lifted: frozenset[Spot] | None) -> bool:
+        """Pieces lifted off a still board that shows the last move taken back (or the turn's
+        accepted part), where the mover may put them back changed in place: they are in the
+        hand, not taken back, for `CHANGE_IN_PLACE` seconds. True while the board waits."""
+        held = self._held
+        if held is not None and held.frame == frame:
+            if held.seen == self._seen and now < held.until:
+                return True
+            if held.seen == self._seen:  # the wait is over: the board shows what it shows
+                self._held = None
+                return False
+        if lifted is None or not (self._partial or self._is_takeback(frame)):
+            return False
+        if not self._may_change_in_place(lifted):
+            return False
+        self._held = Held(frame, raw, now + CHANGE_IN_PLACE, self._seen)
+        self._in_hand(lifted, now, raw)
+        return True
+
+    def _may_change_in_place(self, lifted: frozenset[Spot]) -> bool:
+        """Whether a legal action of the mover puts pieces back on exactly the cells `lifted`
+        empties, changed, and touches no other cell (a Police square's token turned over)."""
+        cells = _cells(lifted)
+        if not cells:
+            return False
+        for action in self.position.legal_actions():
+            if not action.seen:
+                continue
+            movement = self._movement(action)
+            changed = _cells(movement.lifted), _cells(movement.placed)
+            if lifted <= movement.lifted and changed == (cells, cells):
+                return True
+        return False
+
+    def _unexplained(
+        self,
+        raw: int,
+        frame: int,
+        now: float,
+        lifted: frozenset[Spot] | None,
+        refused: Refused | None,
+    ) -> None:
+        """No reading explains the still board: pieces in the hand, or a mistake. But where it
+        showed the last move taken back before, held off as pieces that might come back changed
+        (`_held_off`), they did not: the takeback was one, and what followed is judged from
+        there (the last mover put the token on another square at once, say)."""
+        held = self._held
+        self._held = None
+        if held is None or not self._is_takeback(held.frame):
+            if lifted is None and self._taking_back(raw, frame, now):
+                return
+            if lifted is not None:
+                self._in_hand(lifted, now, raw)
+            else:
+                self._illegal(raw, now, misordered(refused) if refused is not None else "")
             return
-        if lifted is not None:
-            self._in_hand(lifted, now, raw)
-        else:
-            self._illegal(raw, now, misordered(refused) if refused is not None else "")
+        self._take_back(held.frame, now)
+        self._record(frame)
+        self._judge_settled(raw, frame, now, self.profile.lifted_from(frame, self.position))
+
+    @property
+    def wake_at(self) -> float | None:
+        """When the board, if it stays as it is, must be judged again though nothing changes:
+        the end of a wait for a piece to come back changed in place (`_held_off`)."""
+        held = self._held
+        return held.until if held is not None and held.seen == self._seen else None
+
+    def wake(self, now: float) -> None:
+        """The loop's call at `wake_at`, or later: the board still shows the held frame, judged
+        again with the wait over. A hold the judging no longer reaches (the game stopped
+        meanwhile) is dropped, so the loop is never woken for it again."""
+        held = self._held
+        if held is not None and held.seen == self._seen and now >= held.until:
+            self.judge(held.raw, now, stable=True)
+            if self._held is held:
+                self._held = None
 
     def _in_frame_order(self, readings: Iterable[Reading]) -> tuple[list[Reading], Refused | None]:
         """The readings with each turn's actions in the order the frames show them made, and
@@ -1173,6 +1269,7 @@ class Referee:
 
     def _set_play(self, now: float) -> None:
         self._reported = None
+        self._held = None
         self._mistaken = False
         phase = Phase.OVER if self.position.outcome() else Phase.PLAY
         self.status = self._status(phase, now)
@@ -1242,6 +1339,11 @@ def _reordered(
             return None
         state = state.advance(action)
     return tuple(rest) if state == turn.state else None
+
+
+def _cells(spots: frozenset[Spot]) -> frozenset[Spot]:
+    """The board cells among `spots` (not the supplies)."""
+    return frozenset(spot for spot in spots if not isinstance(spot, str))
 
 
 def _labels(places: frozenset[Place]) -> list[str]:
