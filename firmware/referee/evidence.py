@@ -231,9 +231,47 @@ def in_frame_order(
     for actions, turn in zip(told, reading.turns, strict=True):
         state = _replayed(turn, actions)
         if not isinstance(state, State):
-            return state
+            return _shown_way(profile, trail, reading) or state
         previous = replace(turn, actions=actions, state=state, previous=previous)
     return previous
+
+
+def _shown_way(profile: Profile, trail: Sequence[int], reading: Reading) -> Reading | None:
+    """`reading` told by the way the frames show it made, step by step, where the search told
+    it by another way to the same end (a tile turned twice anticlockwise for twice clockwise):
+    its marks then say nothing of the order, and the frames do. Each position counts where the
+    frames last show it, as an action counts from where it last began: a tile put down, lifted
+    and put down again after a slide was put down after the slide."""
+    last = {frame: index for index, frame in enumerate(trail)}
+    previous: Reading | None = None
+    for turn in reading.turns:
+        actions = _shown_actions(profile, last, turn, turn.start, len(turn.actions))
+        if actions is None:
+            return None
+        previous = replace(turn, actions=actions, previous=previous)
+    return previous
+
+
+def _shown_actions(
+    profile: Profile, last: dict[int, int], turn: Reading, state: State, left: int
+) -> tuple[Action, ...] | None:
+    """`left` actions from `state` to `turn`'s end within the one turn, each to a position the
+    frames last show later than the one before (`last`: each frame's last place in the trail)."""
+    if left == 0:
+        return () if state == turn.state else None
+    at = last.get(profile.render(state), -1)
+    for action in state.legal_actions():
+        if not action.seen:
+            continue
+        following = state.advance(action)
+        if left > 1 and (following.turn != turn.start.turn or following.outcome() is not None):
+            continue
+        if last.get(profile.render(following), -1) <= at:
+            continue
+        rest = _shown_actions(profile, last, turn, following, left - 1)
+        if rest is not None:
+            return (action, *rest)
+    return None
 
 
 @dataclass(frozen=True)
