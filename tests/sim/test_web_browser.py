@@ -501,6 +501,7 @@ def test_magnetmen_three_players_to_the_end_with_the_scores_shown(board_page):
     def board_cell(cell: tuple[int, int]) -> str:
         return place_label(profile.to_board(cell))
 
+    page.wait_for_function("document.querySelectorAll('.place.cell.printed').length > 0")
     shown = page.eval_on_selector_all(
         ".place.cell.printed", "cells => cells.map(c => [c.dataset.place, c.dataset.picture])"
     )
