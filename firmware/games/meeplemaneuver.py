@@ -156,6 +156,10 @@ class MeepleState(TiledState):
         empty = sorted(c for c in cells if c in area and not board[index(c)])
         return tuple(Place(kind, cell) for kind in kinds for cell in empty)
 
+    @property
+    def tile_actions_per_turn(self) -> int:
+        return TILE_ACTIONS
+
     def _has_turn(self) -> bool:
         """A meeple to place and an empty cell to place it on (pieces stand only on tiles)."""
         filled = len(self.board) - self.board.count(0)
@@ -175,7 +179,7 @@ class MeepleState(TiledState):
             (kittens - 1, puppies) if action.kind == 0 else (kittens, puppies - 1)
         )
         after = self._evolve(board=bytes(board), supplies=(supplies[0], supplies[1]))
-        return self._piece_moved(after, action.cell, TILE_ACTIONS)
+        return self._piece_moved(after, action.cell, self.tile_actions_per_turn)
 
     def captured(self) -> frozenset[Cell]:
         """The meeples the player who just moved sandwiches (see `sandwiched`)."""

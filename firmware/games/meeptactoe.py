@@ -75,6 +75,10 @@ class MeepState(TiledState):
     def _may_shift(self) -> bool:
         return self.maneuver == "advanced"
 
+    @property
+    def tile_actions_per_turn(self) -> int:
+        return MANEUVERS[self.maneuver]
+
     def _legal(self) -> tuple[Action, ...]:
         if self.result is not None:
             return ()
@@ -123,7 +127,7 @@ class MeepState(TiledState):
         board = bytearray(self.board)
         board[index(action.target)], board[index(action.source)] = board[index(action.source)], 0
         after = self._evolve(board=bytes(board))
-        return self._piece_moved(after, action.target, MANEUVERS[self.maneuver])
+        return self._piece_moved(after, action.target, self.tile_actions_per_turn)
 
     def _judged(self) -> TiledState:
         lines = native.winners(_shape(self.width, self.height), self.board)

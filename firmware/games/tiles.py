@@ -325,6 +325,11 @@ class TiledState(State):
     def _may_shift(self) -> bool:
         return self.shifts
 
+    @property
+    def tile_actions_per_turn(self) -> int:
+        """The tile actions that follow the turn's piece action."""
+        raise NotImplementedError
+
     def _has_turn(self) -> bool:
         """Whether the player to move can make a whole turn. A tile can always turn twice the
         same way, so a game asks only whether its piece action can be made."""

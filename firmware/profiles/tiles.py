@@ -252,13 +252,13 @@ class TileGameProfile(Profile):
         return frozenset(map(self.to_board, tile)), frozenset(map(self.to_board, onto))
 
     def tried(self, state: State) -> tuple[Action, ...]:
-        """The tiles shifted or turned as the rules forbid once the turn's piece is down, where
-        a hand can: its tile's action undoing the first, parting the tiles, shifting where only
-        turns are allowed, or shifting it (half) out of the area onto cells of the board the
-        game does not use; or another tile shifted or turned. (A tile cannot be pushed over
-        another.)"""
+        """The tiles shifted or turned as the rules forbid, where a hand can: any, before the
+        turn's piece is down; once it is, its tile's action undoing the first, parting the
+        tiles, shifting where only turns are allowed, or shifting it (half) out of the area
+        onto cells of the board the game does not use; or another tile shifted or turned. (A
+        tile cannot be pushed over another.)"""
         assert isinstance(state, TiledState)
-        if state.moving < 0:
+        if state.moving < 0 and not state.tile_actions_per_turn:
             return ()
         known = self._tried.get(state)
         if known is not None:
@@ -293,7 +293,7 @@ class TileGameProfile(Profile):
         assert isinstance(state, TiledState)
         changed = frame ^ self.render(state)
         width, height = state.extent
-        turn_tile = state.tiles[state.moving]
+        turn_tile = state.tiles[state.moving] if state.moving >= 0 else None
         for action in tried:
             assert isinstance(action, Shift | QuarterTurn)
             target = action.target if isinstance(action, Shift) else action.tile
