@@ -226,7 +226,7 @@ def in_frame_order(
         order = _frames_order(trail, own, fixed if number == 0 else 0)
         told.append(tuple(turn.actions[k] for k in order))
     if all(t == turn.actions for t, turn in zip(told, reading.turns, strict=True)):
-        return reading
+        return _as_shown(profile, trail, reading, fixed)
     previous: Reading | None = None
     for actions, turn in zip(told, reading.turns, strict=True):
         state = _replayed(turn, actions)
@@ -234,6 +234,19 @@ def in_frame_order(
             return _shown_way(profile, trail, reading) or state
         previous = replace(turn, actions=actions, state=state, previous=previous)
     return previous
+
+
+def _as_shown(profile: Profile, trail: Sequence[int], reading: Reading, fixed: int) -> Reading:
+    """`reading`, or where the board never showed a position it passes through, the same
+    turns the way the frames show them made, if they show one that keeps the first `fixed`
+    actions: a half turn made clockwise is not told as made anticlockwise."""
+    between = sum(len(turn.actions) - 1 for turn in reading.turns)
+    if _witnessed(profile, reading, set(trail)) == between:
+        return reading
+    shown = _shown_way(profile, trail, reading)
+    if shown is None or shown.turns[0].actions[:fixed] != reading.turns[0].actions[:fixed]:
+        return reading
+    return shown
 
 
 def _shown_way(profile: Profile, trail: Sequence[int], reading: Reading) -> Reading | None:

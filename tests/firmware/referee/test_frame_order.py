@@ -11,9 +11,23 @@ from magboard.hardware.spec import load_board
 
 MEEP = get_game("meep-tac-toe")
 OPTIONS = {"maneuver": "advanced"}
-OPENING = (
-    "e6-e5 Te5> Tf5ccw f6-f5 Tf5> Tg5ccw c6-c5 Tc5ccw Tc5< e3-e4 Te3cw Te3^ e4-f4 Te4^ Te5cw"
-).split()
+OPENING = [
+    "e6-e5",
+    "Te5>",
+    "Tf5ccw",
+    "f6-f5",
+    "Tf5>",
+    "Tg5ccw",
+    "c6-c5",
+    "Tc5ccw",
+    "Tc5<",
+    "e3-e4",
+    "Te3cw",
+    "Te3^",
+    "e4-f4",
+    "Te4^",
+    "Te5cw",
+]
 
 
 def test_a_half_turn_made_clockwise_then_a_fast_reply_is_read_as_made():
