@@ -64,7 +64,7 @@ from magboard.firmware.events import (
 )
 from magboard.firmware.games import CARRY_OUT, END_TURN, PASS, Action, Game, State, get_game
 from magboard.firmware.profiles import Profile, Step, profile_for
-from magboard.firmware.referee import SearchLimitError
+from magboard.firmware.referee import OBLIGATION_FIRST, SearchLimitError
 from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, load_board, place_label
 
 from .session import SimSession
@@ -429,9 +429,12 @@ class GameSoak:
     def _judge_reason(self, event: Illegal, rule: str | None) -> None:
         """A refusal must name the rule the hands broke, where the soak knows its words (`rule`;
         "" where it knows only that some rule is broken): the general word, or another rule, is
-        the wrong reason. Unjudged where `rule` is None."""
+        the wrong reason. Unjudged where `rule` is None; while an obligation waits, the board
+        names it first."""
         if rule is None:
             return
+        if self.state.obligations and event.detail.startswith(OBLIGATION_FIRST):
+            return  # what the obligation asks comes first, whatever else is wrong
         named = any(r in event.detail for r in rule.split(RULES_APART) if r)
         if event.detail == GENERAL_REFUSAL or not (named or rule == ""):
             self._blame("wrong_reasons", 1, f"{event.detail!r}; the rule broken: {rule!r}")

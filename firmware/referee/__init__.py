@@ -2,7 +2,7 @@
 takeback, obligations, and clearing between games."""
 
 from .matcher import Matcher, Reading, SearchLimitError
-from .referee import ChoiceError, Owed, Referee
+from .referee import OBLIGATION_FIRST, ChoiceError, Owed, Referee
 from .remote_log import RemoteError, Turns, conflict, digest, replay
 from .status import Phase, Status
 
@@ -20,6 +20,7 @@ __all__ = [
     "ILLEGAL",
     "IN_HAND",
     "OBLIGATION",
+    "OBLIGATION_FIRST",
     "OVER",
     "PLAY",
     "ChoiceError",

@@ -59,6 +59,9 @@ CHANGE_IN_PLACE = 1.0
 once the board is still, before its absence is read as the last move taken back: a hand turns a
 token over well within it."""
 ONE_GAME = "a remote match is one game: for another, start another match"
+OBLIGATION_FIRST = "finish the obligation first"
+"""Every refusal while an obligation waits begins so: the obligation is what the board asks for
+first, whatever else the hands did wrong."""
 
 
 @dataclass(frozen=True)
@@ -811,7 +814,7 @@ class Referee:
         if difference != self.status.difference:
             remove, put_back = difference.labels()
             self._mistaken = True
-            detail = "finish the obligation first: " + _details(self._duties_shown)
+            detail = f"{OBLIGATION_FIRST}: {_details(self._duties_shown)}"
             self.emit(Illegal(now, position.to_move, remove, put_back, detail))
             self.status = self._status(
                 Phase.OBLIGATION, now, obligation=self.status.obligation, difference=difference

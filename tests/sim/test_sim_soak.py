@@ -31,18 +31,6 @@ def consistent(tally: Tally) -> None:
     assert tally.ok and not tally.failures
 
 
-@pytest.fixture(autouse=True)
-def only_trouble_the_board_survives(monkeypatch):
-    """The kinds of trouble that find referee bugs being fixed elsewhere stay out of these
-    short soaks: a fault as a piece lands, actions in an order the rules forbid, obligations
-    carried out at once, takebacks while an obligation waits, a piece changed in place slowly
-    (`magboard soak` itself makes them, and reports what they find)."""
-    for name in ("P_LANDING_FAULT", "P_OUT_OF_ORDER", "P_AT_ONCE", "P_TAKEBACK_PENDING"):
-        monkeypatch.setattr(soak_people, name, 0.0)
-    monkeypatch.setattr(soak_people, "P_QUICK_IN_PLACE", 1.0)  # a token turned over at a hand's
-    # pace the turn after its square's first collection is read as that collection taken back
-
-
 @pytest.fixture
 def troublesome(monkeypatch):
     """Every kind of trouble, often, so a handful of games meets all of them."""
@@ -169,7 +157,7 @@ def nudgy(troublesome, monkeypatch):
     ("game", "options", "seed"),
     [
         ("meep-tac-toe", {"maneuver": "none"}, 1),
-        ("meep-tac-toe", {"maneuver": "rotate"}, 3),
+        ("meep-tac-toe", {"maneuver": "rotate"}, 1),
         ("meep-tac-toe", {"maneuver": "advanced"}, 1),
         ("meeple-maneuver", {}, 2),
     ],
@@ -191,6 +179,7 @@ def test_tile_games_with_trouble_are_refereed_without_a_slip(nudgy, game, option
 
 def test_captured_meeples_are_waited_for_misplaced_and_the_next_player_kept_back(monkeypatch):
     monkeypatch.setattr(soak_people, "P_LATE", 1.0)
+    monkeypatch.setattr(soak_people, "P_AT_ONCE", 0.0)  # every capture carried off late
     monkeypatch.setattr(soak_people, "P_FIRST", 1.0)
     monkeypatch.setattr(soak_people, "P_WRONG_PLACE", 1.0)
     monkeypatch.setattr(soak_module, "P_POWER_CUT", 1.0)
@@ -202,7 +191,7 @@ def test_captured_meeples_are_waited_for_misplaced_and_the_next_player_kept_back
         return power_cut(self, action)
 
     monkeypatch.setattr(soak_people.PeopleSoak, "power_cut", spy)
-    tally = soak("meeple-maneuver", "r1", games=1, seed=13)
+    tally = soak("meeple-maneuver", "r1", games=1, seed=27)
     consistent(tally)
     assert tally.obligations == tally.late_obligations > 0
     assert tally.moved_first == tally.moved_first_refused > 0
@@ -248,7 +237,7 @@ def test_magnetmen_with_trouble_is_refereed_without_a_slip(careless, options, se
 def test_magnetmen_choices_turns_ended_and_tokens_turned(careless):
     """Expert boards of four players meet the Actress, the Firefighter and the Police: choices
     by the buttons and by the link, turns ended by the seat button, tokens turned over."""
-    tally = soak("magnetmen", "r1", games=6, seed=14, options={"set": "expert", "players": 4})
+    tally = soak("magnetmen", "r1", games=6, seed=20, options={"set": "expert", "players": 4})
     consistent(tally)
     assert tally.choices > tally.choices_by_buttons > 0
     assert tally.wrong_choices == tally.wrong_choices_refused > 0
