@@ -930,16 +930,27 @@ class GameSoak:
         if found is None:
             return
         source, target = found
+        self.tally.knocks += knock
+        self._mistake_put_right(
+            "knock" if knock else "mistake",
+            partial(self._hand, source, target, knock),
+            partial(self._hand, target, source, knock),
+            None if knock else self._rule_broken(source, target),
+        )
+
+    def _mistake_put_right(
+        self,
+        kind: str,
+        wrong: Callable[[], None],
+        back: Callable[[], None],
+        rule: str | None = None,
+    ) -> None:
+        """A mistake of `kind`, made and put right (`_put_right`), counted as made, caught and
+        recovered from."""
         tally = self.tally
         tally.illegal_made += 1
-        tally.knocks += knock
-        rule = None if knock else self._rule_broken(source, target)
-        with self._doing("knock" if knock else "mistake"):
-            caught, recovered = self._put_right(
-                partial(self._hand, source, target, knock),
-                partial(self._hand, target, source, knock),
-                rule,
-            )
+        with self._doing(kind):
+            caught, recovered = self._put_right(wrong, back, rule)
         tally.illegal_caught += caught
         tally.recovered += recovered
 

@@ -182,13 +182,11 @@ class BoardSoak(PeopleSoak):
             return
         slot, wrong = slots[0], self.rng.choice(free)
         self.tally.board_wrong_squares += 1
-        self.tally.illegal_made += 1
-        with self._doing("the board's piece on a square not lit"):
-            caught, recovered = self._put_right(
-                lambda: self._hand(slot, wrong), lambda: self._hand(wrong, slot)
-            )
-        self.tally.illegal_caught += caught
-        self.tally.recovered += recovered
+        self._mistake_put_right(
+            "the board's piece on a square not lit",
+            lambda: self._hand(slot, wrong),
+            lambda: self._hand(wrong, slot),
+        )
 
     def _cut_with_piece_in_hand(self) -> None:
         """The power goes with the board's piece lifted from its tray; the board comes back."""

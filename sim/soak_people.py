@@ -373,14 +373,9 @@ class PeopleSoak(GameSoak):
         if found is None:
             return
         moves, rule = found
-        tally = self.tally
-        tally.illegal_made += 1
-        with self._doing("out of order"):
-            caught, recovered = self._put_right(
-                partial(self._do, moves, BRISK), partial(self._undo, moves, BRISK), rule
-            )
-        tally.illegal_caught += caught
-        tally.recovered += recovered
+        self._mistake_put_right(
+            "out of order", partial(self._do, moves, BRISK), partial(self._undo, moves, BRISK), rule
+        )
 
     def _find_out_of_order(self) -> tuple[list[Move], str] | None:
         """An action the turn's start allows that the turn so far rules out, or one the rules
@@ -519,14 +514,12 @@ class PeopleSoak(GameSoak):
         if found is None:
             return
         cell, wrong = found
-        tally = self.tally
-        tally.illegal_made += 1
-        with self._doing("obligation in the wrong place"):
-            caught, recovered = self._put_right(
-                partial(self._carry, cell, wrong), partial(self._carry, wrong, cell), rule=""
-            )
-        tally.illegal_caught += caught
-        tally.recovered += recovered
+        self._mistake_put_right(
+            "obligation in the wrong place",
+            partial(self._carry, cell, wrong),
+            partial(self._carry, wrong, cell),
+            rule="",
+        )
 
     def _find_wrong_place(self) -> tuple[Cell, str] | None:
         """A cell to carry off and a sensed supply with room that is not where it goes."""
@@ -630,15 +623,10 @@ class PeopleSoak(GameSoak):
         if found is None:
             return
         tile, way = found
-        tally = self.tally
-        tally.illegal_made += 1
-        tally.tiles_nudged += 1
-        with self._doing("tile nudged"):
-            caught, recovered = self._put_right(
-                partial(self._push, tile, way), partial(self._push, tile, OPPOSITE[way])
-            )
-        tally.illegal_caught += caught
-        tally.recovered += recovered
+        self.tally.tiles_nudged += 1
+        self._mistake_put_right(
+            "tile nudged", partial(self._push, tile, way), partial(self._push, tile, OPPOSITE[way])
+        )
 
     def _push(self, tile: Tile, way: str) -> None:
         self.session.move_tile(TileStep(self.world.tiles[tile], way))
@@ -692,14 +680,11 @@ class PeopleSoak(GameSoak):
         if found is None:
             return
         box, cell = found
-        tally = self.tally
-        tally.illegal_made += 1
-        with self._doing("box piece where the rules forbid"):
-            caught, recovered = self._put_right(
-                partial(self._carry, box, cell), partial(self._carry, cell, box)
-            )
-        tally.illegal_caught += caught
-        tally.recovered += recovered
+        self._mistake_put_right(
+            "box piece where the rules forbid",
+            partial(self._carry, box, cell),
+            partial(self._carry, cell, box),
+        )
 
     def _find_box_mistake(self) -> tuple[str, Cell] | None:
         world, rng, bits = self.world, self.rng, self.spec.sensor_bit
