@@ -89,6 +89,23 @@ FAMILIES: dict[str, tuple[dict[str, Any], ...]] = {
 changes the pieces in play, the seats or the clocks may change what a judged frame costs."""
 
 
+def every_reading(profile: Profile, start: State, frames: Sequence[int], across: bool) -> Found:
+    """Every reading of the last of `frames` (the board passed through them from `start`), by
+    one turn or, `across`, a turn and a reply, without the board's bounds."""
+    anchor, changed = profile.render(start), 0
+    for frame in frames:
+        changed |= frame ^ anchor
+    matcher = Matcher(profile, max_nodes=10**6, max_seconds=math.inf)
+    cells = matcher.game_cells(profile.sensors.spots(changed))
+    return matcher.search(
+        start,
+        frames[-1],
+        cells,
+        across=matcher.any_reply if across else None,
+        passed=(anchor, *frames),
+    )
+
+
 class _DarkBoard(SimBoard):
     """A simulated board whose LED chain is never sent a frame: the wire is not part of the
     computation."""
@@ -262,19 +279,7 @@ class _Pipeline:
         }
 
     def _search(self, start: State, frames: Sequence[int], across: bool) -> Found:
-        """Every reading of the last of `frames`, without the board's bounds."""
-        anchor, changed = self.profile.render(start), 0
-        for frame in frames:
-            changed |= frame ^ anchor
-        matcher = Matcher(self.profile, max_nodes=10**6, max_seconds=math.inf)
-        cells = matcher.game_cells(self.profile.sensors.spots(changed))
-        return matcher.search(
-            start,
-            frames[-1],
-            cells,
-            across=matcher.any_reply if across else None,
-            passed=(anchor, *frames),
-        )
+        return every_reading(self.profile, start, frames, across)
 
     def _stray(self, state: State) -> int | None:
         """The frame of `state` with a piece that no rule put there on a free cell."""

@@ -46,9 +46,11 @@ from magboard.firmware.events import (
 from magboard.firmware.games import CARRY_OUT, END_TURN, Action, Game, State
 from magboard.firmware.games.tiles import OPPOSITE, WAYS, block
 from magboard.firmware.profiles import Layout, Step, TileStep
+from magboard.firmware.referee import Reading
 from magboard.hardware.spec import BoardSpec, Cell, Place
 
 from . import soak as careless
+from .pipeline_bench import every_reading
 from .session import TURNS
 from .soak import (
     _EVENT_OF,
@@ -136,6 +138,8 @@ class PeopleSoak(GameSoak):
         """The last turn, accepted and not followed by anything: its start and its actions."""
         self.touched: frozenset[Cell] = frozenset()
         """The cells the last complete turn changed."""
+        self.turn_made: tuple[Action, ...] = ()
+        """The actions of the last complete turn, from `turn_start`."""
 
     # What to do.
 
@@ -199,7 +203,9 @@ class PeopleSoak(GameSoak):
         if not faulted and rng.random() < P_LANDING_FAULT and self._one_step(action):
             return self.landing_fault(action)
         if not _completes(state, action) and rng.random() < P_WHOLE_TURN:
-            return self.whole_turn(action, faulted)
+            rest = self._turn_from(state.apply(action), state.turn)
+            if self._read_as_made(state, [action, *rest]):
+                return self.whole_turn(action, rest, faulted)
         after = state.apply(action)
         if _completes(state, action) and after.obligations and rng.random() < P_AT_ONCE:
             return self.at_once(action, faulted)
@@ -230,6 +236,7 @@ class PeopleSoak(GameSoak):
             plain = len(expected) == 1 and self.state.outcome() is None
             self.undoable = (self.turn_start, actions) if plain else None
             self.touched = frozenset().union(*(a.touches for a in actions))
+            self.turn_made = actions
         return expected
 
     # Doing it by hand.
@@ -298,12 +305,12 @@ class PeopleSoak(GameSoak):
     # Turns of several actions in one go, and what follows them at once.
 
     @_kind("whole turn")
-    def whole_turn(self, action: Action, faulted: bool) -> bool:
-        """`action` and the rest of its turn made in one go: the board must accept the whole
+    def whole_turn(self, action: Action, rest: Sequence[Action], faulted: bool) -> bool:
+        """`action` and the `rest` of its turn made in one go: the board must accept the whole
         turn once it is still, having said nothing before. Sometimes the next player's turn
         follows at once, or a stray piece after a win."""
         self.tally.whole_turns += 1
-        expected = self._go_through(action)
+        expected = self._go_through(action, rest)
         stray = None
         if self._turn_over(expected):
             state = self.state
@@ -325,17 +332,23 @@ class PeopleSoak(GameSoak):
         self.last_turn = None
         return ok and self._agree()
 
-    def _go_through(self, action: Action) -> list[Expected]:
-        """`action`, then the turn's next seen actions, briskly, until the turn is over or no
-        hand can go on; what the board must answer once still (the last `partial` only if the
-        turn is left unfinished)."""
+    def _go_through(self, action: Action, then: Sequence[Action] | None = None) -> list[Expected]:
+        """`action`, then the turn's next seen actions (`then`, or chosen as the hand goes),
+        briskly, until the turn is over or no hand can go on; what the board must answer once
+        still (the last `partial` only if the turn is left unfinished)."""
         answers: list[Expected] = []
+        following = None if then is None else list(then)
         while True:
             hand = self.state
             answers += self._expect(action)
             self.session.perform(action, pause=BRISK, state=hand)
             if answers[-1][0] != "partial":
                 break
+            if following is not None:
+                if not following:
+                    break
+                action = following.pop(0)
+                continue
             seen = [a for a in self._seen_actions() if a != CARRY_OUT]
             if not seen:
                 break
@@ -346,18 +359,57 @@ class PeopleSoak(GameSoak):
     def _turn_over(self, expected: list[Expected]) -> bool:
         return expected[-1][0] != "partial"
 
-    def _seen_actions(self) -> list[Action]:
-        state = self.state
+    def _seen_actions(self, state: State | None = None) -> list[Action]:
+        state = self.state if state is None else state
         return [a for a in state.legal_actions() if a.seen and self.profile.plan(state, a)]
 
     @_kind("fast reply inside a turn's settle window")
     def _reply_in_one_go(self) -> list[Expected]:
-        """The next player's whole turn, started before the board settled on the last one."""
+        """The next player's whole turn, started before the board settled on the last one, where
+        the frames can be read only as the two turns made: a tile slid right, then at once slid
+        left past where it began by the next player, shows the same frames as the first
+        player's slide left, and the board reads one turn there by design."""
         self.tally.fast_replies += 1
-        seen = self._seen_actions()
-        if not seen:
-            return []
-        return self._go_through(self.rng.choice(seen))
+        for _ in range(TRIES):
+            reply = self._turn_from(self.state, self.state.turn)
+            readings = self._readings(self.turn_start, [*self.turn_made, *reply], across=True)
+            if readings and all(
+                r.previous is not None
+                and (r.previous.actions, r.actions) == (self.turn_made, tuple(reply))
+                for r in readings
+            ):
+                return self._go_through(reply[0], reply[1:])
+        return []
+
+    def _turn_from(self, state: State, turn: int) -> list[Action]:
+        """The seen actions of `turn` from `state` on, chosen at random, as far as hands go."""
+        actions: list[Action] = []
+        while state.turn == turn and state.outcome() is None:
+            seen = [a for a in self._seen_actions(state) if a != CARRY_OUT]
+            if not seen:
+                break
+            actions.append(self.rng.choice(seen))
+            state = state.apply(actions[-1])
+        return actions
+
+    def _read_as_made(self, state: State, actions: Sequence[Action]) -> bool:
+        """Whether the turn so far and `actions`, made from `state` in one go, can be read only
+        as made: a tile put on b3 and slid to b1 in one go, the board having seen it pass b2,
+        reads as a tile put on b1 by design (it ends the same)."""
+        start = self.turn_start if self.turn_actions else state
+        made = (*self.turn_actions, *actions)
+        return all(r.actions == made for r in self._readings(start, made))
+
+    def _readings(
+        self, start: State, actions: Sequence[Action], across: bool = False
+    ) -> tuple[Reading, ...]:
+        """The readings of the board `actions` leave from `start`, through the positions they
+        pass: by one turn, or `across` by a turn and a reply too."""
+        state, frames = start, []
+        for action in actions:
+            state = state.apply(action)
+            frames.append(self.profile.render(state))
+        return every_reading(self.profile, start, frames, across).exact
 
     @_kind("reply after a win")
     def _stray_after_turn(self) -> str | None:
