@@ -515,7 +515,11 @@ class Referee:
             difference = self.profile.difference(raw, self.position)
             if difference != self.status.difference:
                 self.status = self._status(Phase.OVER, self.status.since, difference=difference)
-                if difference.remove and difference != self._reported:
+                # Only a piece put down is news: a supply's piece taken away as the clearing
+                # begins, a stray still on a cell, is no second mistake.
+                reported = self._reported
+                said = reported.remove if isinstance(reported, Difference) else None
+                if difference.remove and difference.remove != said:
                     self._reported = difference
                     remove, put_back = difference.labels()
                     detail = "the game is over: take off what was put down after its end"
