@@ -125,8 +125,8 @@ class BoardSoak(PeopleSoak):
                 if self.owed is not None and not self._board_turn(quick=False):
                     self.tally.aborted += 1
                 break
-            elif self._board_chooses():
-                ok = self._board_choice()
+            elif self._board_decides():
+                ok = self._await_board()
             else:
                 action = self._choose()
                 ok = action is not None and self._turn(action)
@@ -138,7 +138,7 @@ class BoardSoak(PeopleSoak):
     # What the board says.
 
     def _new_events(self) -> list[Event]:
-        """The events since the last look, the board's own moves taken out: each is checked
+        """The events since the last look, the board's own decisions taken out: each is checked
         against the rules and the game as played goes on by it (and by the passes the rules
         force on the others after it)."""
         kept = []
@@ -146,8 +146,12 @@ class BoardSoak(PeopleSoak):
             passing = isinstance(event, Moved) and event.actions == (str(PASS),)
             if isinstance(event, Moved) and event.player == self.ai.seat and not passing:
                 self._board_moved(event)
+            elif passing and self.passes_due:
+                self.passes_due -= 1
             elif passing and self.owed is not None:
                 self.state = self.state.apply(PASS)
+            elif isinstance(event, Moved | Partial) and self._board_chooses(event):
+                self._board_chose(event)
             elif isinstance(event, Obligation) and event.detail.startswith(ASKED):
                 self.asked = event.places
             else:
@@ -156,9 +160,13 @@ class BoardSoak(PeopleSoak):
                 kept.append(event)
         return kept
 
+    passes_due = 0
+    """Passes the rules force after a turn the board's choice ended: already in the game as
+    played, still to be announced."""
+
     def _board_moved(self, event: Moved) -> None:
-        tally, state = self.tally, self.state
-        tally.board_moves += 1
+        state = self.state
+        self.tally.board_moves += 1
         start, actions = state, []
         try:
             if self.owed is not None or self.turn_actions:
@@ -170,39 +178,52 @@ class BoardSoak(PeopleSoak):
             if state.turn == start.turn and state.outcome() is None:
                 raise GameError("not a whole turn")
         except GameError:
-            tally.false_accepts += 1
+            self._blame("false_accepts", 1, event)
             return
         self.owed = (start, tuple(actions))
         self.state = state
 
-    # A choice the rules give the board in a person's turn.
+    # The board's decisions in a person's turn, or its turn awaited.
 
-    def _board_chooses(self) -> bool:
+    def _board_chooses(self, event: Moved | Partial | None = None) -> bool:
+        """Whether the rules wait for the board to choose in a person's turn (and `event`
+        goes past the turn so far: the board's choice, not the person's action before it)."""
         state = self.state
+        if event is not None and len(event.actions) <= len(self.turn_actions):
+            return False
         return bool(state.choices()) and state.chooser == self.ai.seat
 
-    @_kind("the board's choice")
-    def _board_choice(self) -> bool:
-        """The board takes the choice the rules give it in a person's turn, at once: the
-        person waits for it and reads it from what the board accepts."""
-        self._wait(ACCEPT_WAIT, until=Moved | Partial)
-        events = self._new_events()
-        answers = [e for e in events if isinstance(e, Moved | Partial)]
-        self._unexpected([e for e in events if e not in answers[:1]])
-        if not answers:
-            self._blame("missed", 1, "the board never took the choice it was given")
-            return False
-        said = answers[0].actions
+    def _board_chose(self, event: Moved | Partial) -> None:
+        """The board took the choice the rules gave it in a person's turn: the person reads
+        it from what the board accepts, which must be one of the options, after the turn so
+        far."""
+        said = event.actions
         options = {str(a): a for a in self.state.choices()}
         if said[:-1] != tuple(map(str, self.turn_actions)) or said[-1] not in options:
-            self._blame("false_accepts", 1, answers[0])
-            return False
-        expected = self._expect(options[said[-1]])
+            self._blame("false_accepts", 1, event)
+            return
+        with self._doing("the board's choice"):
+            expected = self._expect(options[said[-1]])
+        self.passes_due += len(expected) - 1
         self.tally.moves += 1
-        if soak._answer(answers[0]) == expected[0]:
-            self.tally.accepted += 1
-        self._count_result(events)
-        return self._agree()
+        self.tally.accepted += soak._answer(event) == expected[0]
+
+    def _board_decides(self) -> bool:
+        """Whether the game waits for the board: its turn, or its choice."""
+        state = self.state
+        if state.outcome() is not None:
+            return False
+        return self._board_chooses() or (state.to_move == self.ai.seat and not state.choices())
+
+    def _await_board(self) -> bool:
+        """The board's turn or choice is due and not announced yet (it came after the
+        person's move was taken, say, after a fault): the person waits for it."""
+        self._wait(ACCEPT_WAIT, until=Moved | Partial)
+        self._unexpected(self._new_events())
+        if self.owed is None and self._board_decides():
+            self._blame("missed", 1, "the board never played its turn or took its choice")
+            return False
+        return True
 
     # The board's turn, made by hand.
 
@@ -246,12 +267,17 @@ class BoardSoak(PeopleSoak):
     def _sensed(self, spot: str | Cell) -> bool:
         return not isinstance(spot, str) or self.profile.supply(spot).sensed
 
-    def _first_piece(self) -> Step | None:
-        """The first movement of the board's move, if it is a piece a hand lifts."""
+    def _board_piece(self) -> Place | str | None:
+        """Where the hand takes the board's first piece from: a tray slot the lights show, or
+        the first step of its move, if that is a piece a hand lifts."""
+        if self._by_lights:
+            slots = [s for s in self._lit(tray=True) if self.world.pieces_at(s)]
+            if slots:
+                return slots[0]
         moves = self._owed_moves
         first = moves[0] if moves else None
         if isinstance(first, Step) and not first.slide and self._holds(first.source):
-            return first
+            return first.source
         return None
 
     def _lit(self, tray: bool) -> list[Place]:
@@ -275,13 +301,8 @@ class BoardSoak(PeopleSoak):
 
     def _wrong_square(self) -> None:
         """The board's piece put on a free square its move does not touch, then back where it
-        came from (its tray, as lit, or where its move says)."""
-        world = self.world
-        slots = [s for s in self._lit(tray=True) if world.pieces_at(s)]
-        first = None if self._by_lights and slots else self._first_piece()
-        source: Place | str | None = slots[0] if self._by_lights and slots else None
-        if first is not None:
-            source = first.source
+        came from."""
+        world, source = self.world, self._board_piece()
         spared = self._spared()
         free = [c for c in self.area if not world.pieces_at(c) and c not in spared]
         if source is None or not free:
@@ -297,18 +318,13 @@ class BoardSoak(PeopleSoak):
     def _cut_with_piece_in_hand(self) -> bool:
         """The power goes with the board's piece lifted; the board comes back. True if the
         piece is still in the hand."""
-        slots = [s for s in self._lit(tray=True) if self.world.pieces_at(s)]
-        first = self._first_piece()
-        if not (slots if self._by_lights else first):
+        source = self._board_piece()
+        if source is None:
             return False
         with self._doing("power cut with the board's piece in the hand"):
             self.tally.power_cuts += 1
             self.tally.board_power_cuts += 1
-            if self._by_lights:
-                self.world.lift(slots[0])
-            else:
-                assert first is not None
-                self.session.take(first.source)  # in the hand
+            self.session.take(source)  # in the hand
             self._wait(HAND_PAUSE / 2)
             self._restart()
             self.asked = ()
