@@ -209,9 +209,10 @@ class BoardSoak(PeopleSoak):
         self.tally.accepted += soak._answer(event) == expected[0]
 
     def _board_decides(self) -> bool:
-        """Whether the game waits for the board: its turn, or its choice."""
+        """Whether the game waits for the board: its turn, or its choice (not what the
+        person's turn left to carry out, a Lance bout's board to clear, say)."""
         state = self.state
-        if state.outcome() is not None:
+        if state.outcome() is not None or state.obligations:
             return False
         return self._board_chooses() or (state.to_move == self.ai.seat and not state.choices())
 

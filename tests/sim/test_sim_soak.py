@@ -280,20 +280,21 @@ def test_every_move_of_the_board_is_made_from_its_lights_and_nothing_slips(
 
 
 @pytest.mark.parametrize(
-    ("game", "options", "games", "seed"),
+    ("game", "options", "seat", "games", "seed"),
     [
-        ("meep-tac-toe", {"maneuver": "advanced"}, 2, 1),
-        ("meeple-maneuver", {}, 2, 1),
-        ("magnetmen", {}, 3, 1),
-        ("lance-assembly", {"max_turns": 30}, 1, 4),
+        ("meep-tac-toe", {"maneuver": "advanced"}, 1, 2, 1),
+        ("meeple-maneuver", {}, 1, 2, 1),
+        ("magnetmen", {}, 1, 3, 1),
+        ("magnetmen", {"players": 3}, 2, 2, 1),  # the board plays C, people A and B
+        ("lance-assembly", {"max_turns": 30}, 1, 1, 4),
     ],
 )
 def test_the_board_plays_every_game_its_tiles_slides_and_boxes_made_by_hand(
-    careless_hands, game, options, games, seed
+    careless_hands, game, options, seat, games, seed
 ):
     """Where the lights draw only pieces, the board's tile moves, slides and tokens from a box
     no sensor sees are made from the move it announced: each one seen made, nothing slips."""
-    tally = soak(game, "r1", games=games, seed=seed, options=options, ai=AiSeat(1))
+    tally = soak(game, "r1", games=games, seed=seed, options=options, ai=AiSeat(seat))
     consistent(tally)
     assert tally.board_moves == tally.board_moves_made > 0
     assert tally.board_wrong_squares > 0 and tally.board_power_cuts > 0
