@@ -47,7 +47,7 @@ from magboard.firmware.events import (
     Partial,
     TakenBack,
 )
-from magboard.firmware.games import CARRY_OUT, PASS, Action, Game, GameError, State
+from magboard.firmware.games import CARRY_OUT, END_TURN, PASS, Action, Game, GameError, State
 from magboard.firmware.profiles import Step, TileStep
 from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, place_label
 
@@ -387,12 +387,13 @@ class BoardSoak(PeopleSoak):
 
     def _can_put_back(self, turn: Turn) -> bool:
         """Whether a hand can put `turn` back as it was: no slide, no capture carried off,
-        no choice, and the game not over by it."""
+        no choice (the seat button that ended it needs no undoing), and the game not over by
+        it."""
         start, actions = turn
         state = start
         for action in actions:
             steps = self.profile.plan(state, action)
-            if action == CARRY_OUT or not steps:
+            if action == CARRY_OUT or not (steps or action == END_TURN):
                 return False
             if any(isinstance(s, Step) and s.slide for s in steps):
                 return False
