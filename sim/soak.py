@@ -1287,6 +1287,7 @@ KINDS = (
     "changed in place",
     "changed in place at once",
     "choice",
+    "the board's choice",
     "wrong choice",
     "quick press",
     "mistake",
