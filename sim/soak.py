@@ -1188,12 +1188,13 @@ def _token_rows(tally: Tally) -> list[tuple[str, str, str]]:
 
 
 def _board_rows(tally: Tally) -> list[tuple[str, str, str]]:
-    """The board's own moves, when it plays a seat: chosen, and made by hand from its lights."""
+    """The board's own moves, when it plays a seat: chosen, and made by hand as it showed or
+    announced them."""
     trouble = (
         f"wrong square first {tally.board_wrong_squares},"
         f" power cut with its piece in the hand {tally.board_power_cuts}"
     )
-    made = f"made from its lights {tally.board_moves_made}"
+    made = f"made by hand {tally.board_moves_made}"
     return [("the board's moves", f"{tally.board_moves}", made), ("of which", "", trouble)]
 
 
@@ -1286,6 +1287,7 @@ KINDS = (
     "changed in place",
     "changed in place at once",
     "choice",
+    "the board's choice",
     "wrong choice",
     "quick press",
     "mistake",

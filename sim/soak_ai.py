@@ -1,21 +1,29 @@
-"""The soak's player against the board (`magboard soak --ai O`): everything a player of soak.py
-does on their own turns, and the board's turns made by hand from its lights alone.
+"""The soak's player against the board (`magboard soak --ai O`): everything a player of
+soak_people.py does on their own turns, in every game, and the board's turns made by hand.
 
 The board chooses its move as soon as its turn comes, accepts it as a `move` and lights it as an
-obligation; the person reads the lights (red where to take a piece, the board's colour where to
-put it) and makes it. Sometimes carelessly:
+obligation ("the board plays B: ...: make it"). Where every part of the move is a piece taken
+from a cell or a tray and put down, the person makes it from the lights alone (red where to take
+a piece, the board's colour where to put it). The lights draw pieces, not tiles: where the move
+shifts or turns a grid tile, slides a Lance row, takes a token from a box no sensor sees, or
+makes a choice, the person reads the move the board announced and makes all of it as the rules
+say it is made (`Profile.plan`), as a person reading the board's words would. A choice the rules
+give the board in a person's turn is the board's to take: the person waits for it. Sometimes
+carelessly:
 
-- on the wrong square first: the board must say `illegal`, then `restored` once the piece is back
-  in its tray, and the move is then made as lit;
+- the board's piece on the wrong square first: the board must say `illegal`, then `restored`
+  once the piece is back where it came from, and the move is then made as shown;
 - with the power going while the board's piece is in the hand: the board comes back owing the
-  same move, lights it again, and takes it when it is made, never playing it twice;
-- a takeback: the person puts the board's reply and their own move back in the trays, in either
-  order, quickly or one piece first: the board must light what is left of the takeback (the
-  person puts the other piece back by those lights alone), never call it a mistake, undo both,
-  and the person moves again;
-- a quick hand: the person's own next piece put down the moment the board's is, before the
-  board settled; after the board's winning move, a stray piece of the person's (the win must
-  stand, the piece only something to clear).
+  same move, shows it again, and takes it when it is made, never playing it twice;
+- a takeback: the person puts the board's reply and their own turn back. One piece each: in
+  either order, quickly or one piece first, and the board must light what is left of the
+  takeback (the person puts the other piece back by those lights alone). Turns of tiles or of
+  several pieces: undone in one go, the board's reply first. Either way the board must never
+  call it a mistake, undo both, and the person moves again. Not after a turn that slid pieces,
+  carried off a capture or made a choice: no hand puts those back as they were;
+- a quick hand: the person's own next piece put down the moment the board's move is made,
+  before the board settled; after the board's winning move, a stray piece of the person's (the
+  win must stand, the piece only something to clear).
 
 Every move the board announces must be one the rules allow from the game as played, and must be
 seen made ("made: the board's move ...") by the person's next move. The board's seat is not
@@ -30,14 +38,23 @@ from typing import Any
 from magboard.firmware.app.board_player import Thinking, stepped_clock
 from magboard.firmware.app.errors import CommandError
 from magboard.firmware.engine.opponent import AiSeat
-from magboard.firmware.events import Event, Illegal, Moved, Note, Obligation, TakenBack
-from magboard.firmware.games import Action, Game, GameError, State
-from magboard.hardware.spec import BoardSpec, Place, Slot, place_label
+from magboard.firmware.events import (
+    Event,
+    Illegal,
+    Moved,
+    Note,
+    Obligation,
+    Partial,
+    TakenBack,
+)
+from magboard.firmware.games import CARRY_OUT, END_TURN, PASS, Action, Game, GameError, State
+from magboard.firmware.profiles import Step, TileStep
+from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, place_label
 
 from . import soak
 from .following import follow_lights
-from .soak import ACCEPT_WAIT, FAST, HAND_PAUSE, Tally, _kind
-from .soak_people import PeopleSoak
+from .soak import _EVENT_OF, ACCEPT_WAIT, FAST, HAND_PAUSE, Tally, _kind
+from .soak_people import BRISK, Move, PeopleSoak
 
 P_WRONG_SQUARE = 0.15
 """Of the board's moves: its piece put on a square it did not light first."""
@@ -52,15 +69,13 @@ those lights alone."""
 MADE = "made: the board's move"
 ASKED = "the board plays"
 
-
-PLACING = ("tic-tac-toe", "tic-tac-cap", "tic-tac-doh")
-"""The games whose every move is one piece put down: what a hand following the lights makes."""
+Turn = tuple[State, tuple[Action, ...]]
+"""A turn as the hands make it: where it starts, and its actions in order."""
 
 
 def check_seat(seat: AiSeat, game: Game) -> None:
-    """The games and seats a soak against the board plays (see the module's docstring)."""
-    if game.name not in PLACING:
-        raise CommandError(f"a soak against the board plays {', '.join(PLACING)}, not {game.name}")
+    """The seats a soak against the board plays (see the module's docstring): any the board
+    can play, but the first, so that the person makes each game's first move."""
     if seat.seat == 0:
         raise CommandError(
             f"a soak against the board has it play a seat after {game.seats[0]}: "
@@ -83,12 +98,13 @@ class BoardSoak(PeopleSoak):
         budget: float | None = None,
     ) -> None:
         self.ai = ai
-        self.owed: tuple[State, Action] | None = None
-        """The board's move, accepted and lit, not yet made: where it starts, and the move."""
+        self.owed: Turn | None = None
+        """The board's turn, accepted and shown, not yet made: where it starts, its actions."""
         self.asked: tuple[str, ...] = ()
         """The places the board's latest obligation lights."""
-        self.reply: tuple[State, Action] | None = None
-        """The board's last move, made by hand: what a takeback puts back with the person's."""
+        self.reply: Turn | None = None
+        """The board's last turn, made by hand, if a hand can put it back with the person's
+        last turn, which it answered."""
         self.made = 0
         """The board's moves it said it saw made."""
         thinking = Thinking(stepped_clock(), budget, seed)
@@ -109,6 +125,8 @@ class BoardSoak(PeopleSoak):
                 if self.owed is not None and not self._board_turn(quick=False):
                     self.tally.aborted += 1
                 break
+            elif self._board_decides():
+                ok = self._await_board()
             else:
                 action = self._choose()
                 ok = action is not None and self._turn(action)
@@ -120,12 +138,20 @@ class BoardSoak(PeopleSoak):
     # What the board says.
 
     def _new_events(self) -> list[Event]:
-        """The events since the last look, the board's own moves taken out: each is checked
-        against the rules and the game as played goes on by it."""
+        """The events since the last look, the board's own decisions taken out: each is checked
+        against the rules and the game as played goes on by it (and by the passes the rules
+        force on the others after it)."""
         kept = []
         for event in super()._new_events():
-            if isinstance(event, Moved) and event.player == self.ai.seat:
+            passing = isinstance(event, Moved) and event.actions == (str(PASS),)
+            if isinstance(event, Moved) and event.player == self.ai.seat and not passing:
                 self._board_moved(event)
+            elif passing and self.passes_due:
+                self.passes_due -= 1
+            elif passing and self.owed is not None:
+                self.state = self.state.apply(PASS)
+            elif isinstance(event, Moved | Partial) and self._board_chooses(event):
+                self._board_chose(event)
             elif isinstance(event, Obligation) and event.detail.startswith(ASKED):
                 self.asked = event.places
             else:
@@ -134,37 +160,126 @@ class BoardSoak(PeopleSoak):
                 kept.append(event)
         return kept
 
+    passes_due = 0
+    """Passes the rules force after a turn the board's choice ended: already in the game as
+    played, still to be announced."""
+
     def _board_moved(self, event: Moved) -> None:
-        tally, state = self.tally, self.state
-        tally.board_moves += 1
+        state = self.state
+        self.tally.board_moves += 1
+        start, actions = state, []
         try:
-            if self.owed is not None or len(event.actions) != 1:
-                raise GameError("not one move, or a move while one is still owed")
-            action = self.profile.game.parse_action(event.actions[0])
-            after = state.apply(action)
+            if self.owed is not None or self.turn_actions:
+                raise GameError("a move while one is still owed, or in the middle of a turn")
+            for text in event.actions:
+                action = state.parse_action(text)
+                state = state.apply(action)
+                actions.append(action)
+            if state.turn == start.turn and state.outcome() is None:
+                raise GameError("not a whole turn")
         except GameError:
-            tally.false_accepts += 1
+            self._blame("false_accepts", 1, event)
             return
-        self.owed = (state, action)
-        self.state = after
+        self.owed = (start, tuple(actions))
+        self.state = state
+
+    # The board's decisions in a person's turn, or its turn awaited.
+
+    def _board_chooses(self, event: Moved | Partial | None = None) -> bool:
+        """Whether the rules wait for the board to choose in a person's turn (and `event`
+        goes past the turn so far: the board's choice, not the person's action before it)."""
+        state = self.state
+        if event is not None and len(event.actions) <= len(self.turn_actions):
+            return False
+        return bool(state.choices()) and state.chooser == self.ai.seat
+
+    def _board_chose(self, event: Moved | Partial) -> None:
+        """The board took the choice the rules gave it in a person's turn: the person reads
+        it from what the board accepts, which must be one of the options, after the turn so
+        far."""
+        said = event.actions
+        options = {str(a): a for a in self.state.choices()}
+        if said[:-1] != tuple(map(str, self.turn_actions)) or said[-1] not in options:
+            self._blame("false_accepts", 1, event)
+            return
+        with self._doing("the board's choice"):
+            expected = self._expect(options[said[-1]])
+        self.passes_due += len(expected) - 1
+        self.tally.moves += 1
+        self.tally.accepted += soak._answer(event) == expected[0]
+
+    def _board_decides(self) -> bool:
+        """Whether the game waits for the board: its turn, or its choice (not what the
+        person's turn left to carry out, a Lance bout's board to clear, say)."""
+        state = self.state
+        if state.outcome() is not None or state.obligations:
+            return False
+        return self._board_chooses() or (state.to_move == self.ai.seat and not state.choices())
+
+    def _await_board(self) -> bool:
+        """The board's turn or choice is due and not announced yet (it came after the
+        person's move was taken, say, after a fault): the person waits for it."""
+        self._wait(ACCEPT_WAIT, until=Moved | Partial)
+        self._unexpected(self._new_events())
+        if self.owed is None and self._board_decides():
+            self._blame("missed", 1, "the board never played its turn or took its choice")
+            return False
+        return True
 
     # The board's turn, made by hand.
 
     def _board_turn(self, quick: bool = True) -> bool:
-        """The board's move made from its lights: perhaps on the wrong square first, perhaps
-        with a power cut while its piece is in the hand, perhaps (if `quick`) followed at once
-        by the person's next piece."""
+        """The board's move made from its lights or from its words: perhaps on the wrong
+        square first, perhaps with a power cut while its piece is in the hand, perhaps (if
+        `quick`) followed at once by the person's next piece."""
         assert self.owed is not None
         rng = self.rng
         if not self.asked:
             self._wait(ACCEPT_WAIT, until=Obligation)
             self._new_events()
+        held = False
         roll = rng.random()
         if roll < P_WRONG_SQUARE:
             self._wrong_square()
         elif roll < P_WRONG_SQUARE + P_POWER_CUT:
-            self._cut_with_piece_in_hand()
-        return self._follow(quick)
+            held = self._cut_with_piece_in_hand()
+        return self._follow(quick, held)
+
+    @property
+    def _owed_moves(self) -> list[Move]:
+        assert self.owed is not None
+        return self._moves(*self.owed)
+
+    @property
+    def _by_lights(self) -> bool:
+        """Whether the lights draw every part of the board's move: pieces only, each taken
+        from a cell or a tray and put down by hand, and no choice (a choice moves nothing)."""
+        assert self.owed is not None
+        start, actions = self.owed
+        moves, state = [], start
+        for action in actions:
+            steps = self.profile.plan(state, action)
+            if not steps:
+                return False
+            moves += steps
+            state = state.apply(action)
+        return all(isinstance(m, Step) and not m.slide and self._sensed(m.source) for m in moves)
+
+    def _sensed(self, spot: str | Cell) -> bool:
+        return not isinstance(spot, str) or self.profile.supply(spot).sensed
+
+    def _board_piece(self) -> Place | str | None:
+        """Where the hand takes the board's first piece from: a tray slot the lights show, or
+        the first step of its move, if that is a piece a hand lifts."""
+        if self._by_lights:
+            slots = [s for s in self._lit(tray=True) if self.world.pieces_at(s)]
+            if slots:
+                return slots[0]
+        moves = self._owed_moves
+        first = moves[0] if moves else None
+        if isinstance(first, Step) and not first.slide and self._holds(first.source):
+            return first.source
+        return None
 
     def _lit(self, tray: bool) -> list[Place]:
         """The places the board's obligation lights: its tray slots, or its cells."""
@@ -172,51 +287,88 @@ class BoardSoak(PeopleSoak):
         places = [*spec.slots, *spec.cells]
         return [p for p in places if place_label(p) in self.asked and isinstance(p, Slot) == tray]
 
+    def _spared(self) -> set[Cell]:
+        """The cells the board's move touches, or lights: no wrong square for its piece."""
+        assert self.owed is not None
+        actions = self.owed[1]
+        spared = {c for c in self._lit(tray=False) if not isinstance(c, Slot)}
+        spared |= {c for a in actions for c in a.touches}
+        for move in self._owed_moves:
+            if isinstance(move, TileStep):
+                spared |= _block_around(move.tile)
+            else:
+                spared |= {s for s in (move.source, move.target) if not isinstance(s, str)}
+        return spared  # type: ignore[return-value]
+
     def _wrong_square(self) -> None:
-        """The board's piece put on a free square it does not light, then back in its tray."""
-        world = self.world
-        slots = [s for s in self._lit(tray=True) if world.pieces_at(s)]
-        lit = {place_label(c) for c in self._lit(tray=False)}
-        free = [c for c in self.area if not world.pieces_at(c) and place_label(c) not in lit]
-        if not slots or not free:
+        """The board's piece put on a free square its move does not touch, then back where it
+        came from."""
+        world, source = self.world, self._board_piece()
+        spared = self._spared()
+        free = [c for c in self.area if not world.pieces_at(c) and c not in spared]
+        if source is None or not free:
             return
-        slot, wrong = slots[0], self.rng.choice(free)
+        wrong = self.rng.choice(free)
         self.tally.board_wrong_squares += 1
         self._mistake_put_right(
             "the board's piece on a square not lit",
-            lambda: self._hand(slot, wrong),
-            lambda: self._hand(wrong, slot),
+            lambda: self._carry(source, wrong),
+            lambda: self._carry(wrong, source),
         )
 
-    def _cut_with_piece_in_hand(self) -> None:
-        """The power goes with the board's piece lifted from its tray; the board comes back."""
-        slots = [s for s in self._lit(tray=True) if self.world.pieces_at(s)]
-        if not slots:
-            return
+    def _cut_with_piece_in_hand(self) -> bool:
+        """The power goes with the board's piece lifted; the board comes back. True if the
+        piece is still in the hand."""
+        source = self._board_piece()
+        if source is None:
+            return False
         with self._doing("power cut with the board's piece in the hand"):
             self.tally.power_cuts += 1
             self.tally.board_power_cuts += 1
-            self.world.lift(slots[0])
+            self.session.take(source)  # in the hand
             self._wait(HAND_PAUSE / 2)
             self._restart()
             self.asked = ()
-            # The board lights its move again once it reads the board, which a burst of sensor
+            # The board shows its move again once it reads the board, which a burst of sensor
             # noise at the restart delays: the person waits for it.
             self._wait(3 * ACCEPT_WAIT, until=Obligation)
             self._unexpected(self._new_events())
+        return True
 
-    def _follow(self, quick: bool) -> bool:
-        """The person follows the lights, perhaps putting their own next piece down at once
-        (or, after the board's winning move, a stray one); the board must say it saw its move
-        made, take the person's, and agree."""
+    def _make_owed(self, pause: float, held: bool) -> None:
+        """The board's move made: from the lights where they draw all of it, else from its
+        words (a piece in the hand since a power cut put where the move's first step puts
+        it)."""
+        if self._by_lights:
+            slots = [place_label(slot) for slot in self.spec.slots]
+            follow_lights(self.session, [*self.asked, *slots], pause=pause)
+            return
+        assert self.owed is not None
+        state, actions = self.owed
+        for action in actions:  # an action at a time: a slid group is pushed together
+            moves = list(self.profile.plan(state, action))
+            if held and moves:
+                first, held = moves.pop(0), False
+                assert isinstance(first, Step)
+                self.session.give(first.target, self.world.hand[-1])
+                self._wait(pause / 2)
+            self._do(moves, pause)
+            state = state.apply(action)
+
+    def _follow(self, quick: bool, held: bool = False) -> bool:
+        """The person makes the board's move, perhaps putting their own next piece down at
+        once (or, after the board's winning move, a stray one); the board must say it saw its
+        move made, take the person's, and agree."""
         assert self.owed is not None
         made, rng = self.made, self.rng
         after_win = self.state.outcome() is not None
         quick = quick and rng.random() < (soak.P_WIN_REPLY if after_win else soak.P_FAST_REPLY)
-        slots = [place_label(slot) for slot in self.spec.slots]
-        follow_lights(self.session, [*self.asked, *slots], pause=FAST if quick else HAND_PAUSE)
+        self._make_owed(FAST if quick else HAND_PAUSE, held)
         board_move, reply = self.owed, None
         self.owed, self.asked = None, ()  # made: what the board says next is about the next move
+        # What a takeback puts back with the person's last turn: the board's reply to it (after
+        # a quick reply, nothing: the person's turn is the last).
+        self.reply = board_move if self._can_put_back(board_move) else None
         if quick and after_win:
             ok = self._stray_after_win()
         elif quick and (reply := self._quick_reply()) is not None:
@@ -231,15 +383,28 @@ class BoardSoak(PeopleSoak):
             self._blame("missed", 1, "the board never said it saw its move made")
             return False
         self.tally.board_moves_made += 1
-        # What a takeback puts back with the person's last move: the board's reply to it (after
-        # a quick reply, the board's next move, once made).
-        one_step = len(self.profile.plan(*board_move)) == 1
-        self.reply = board_move if one_step and reply is None else None
         return ok and self._agree()
+
+    def _can_put_back(self, turn: Turn) -> bool:
+        """Whether a hand can put `turn` back as it was: no slide, no capture carried off,
+        no choice (the seat button that ended it needs no undoing), and the game not over by
+        it."""
+        start, actions = turn
+        state = start
+        for action in actions:
+            steps = self.profile.plan(state, action)
+            if action == CARRY_OUT or not (steps or action == END_TURN):
+                return False
+            if any(isinstance(s, Step) and s.slide for s in steps):
+                return False
+            state = state.apply(action)
+        return state.outcome() is None and not state.obligations
 
     def _quick_reply(self) -> Action | None:
         """A move of the person's made with one hand movement, from the game as played."""
         state = self.state
+        if state.choices() or state.to_move == self.ai.seat:
+            return None
         replies = [a for a in state.legal_actions() if self._one_step_from(state, a)]
         return self.rng.choice(replies) if replies else None
 
@@ -251,7 +416,7 @@ class BoardSoak(PeopleSoak):
         before = self.state
         expected = self._expect(reply)
         self.session.perform(reply, pause=FAST, state=before)
-        self._wait(ACCEPT_WAIT, until=Moved)
+        self._wait(ACCEPT_WAIT, until=_EVENT_OF[expected[-1][0]])
         ok = self._check(expected)
         self._remember(before, reply, expected)
         return ok
@@ -261,7 +426,7 @@ class BoardSoak(PeopleSoak):
         """The board's winning move made, and a piece of the person's put down straight after:
         the win must stand, and the stray piece is only something to clear."""
         self._wait(ACCEPT_WAIT / 4)
-        label = self.put_stray(1 - self.ai.seat)
+        label = self.put_stray((self.ai.seat + 1) % self.state.players)
         self._wait(ACCEPT_WAIT, until=Illegal)
         events = self._new_events()
         flagged = [e for e in events if isinstance(e, Illegal) and e.remove == (label,)]
@@ -270,7 +435,7 @@ class BoardSoak(PeopleSoak):
         self._count_result(events)
         return True
 
-    def _put_back(self, before: State, made: Action) -> None:
+    def _put_back_move(self, before: State, made: Action) -> None:
         """A hand puts the piece of a one-piece move back where it came from."""
         (step,) = self.profile.plan(before, made)
         piece = self.session.take(step.target)
@@ -284,40 +449,75 @@ class BoardSoak(PeopleSoak):
         """No quick reply by the person's hand: the board makes the next move."""
         return None
 
+    def _reply_in_one_go(self) -> list[soak.Expected]:
+        """No next turn made by the person's hand inside a whole turn's settle window where
+        the board plays next: its move is shown, not made yet."""
+        if self.state.to_move == self.ai.seat:
+            return []
+        return super()._reply_in_one_go()
+
+    def _expect(self, action: Action) -> list[soak.Expected]:
+        """The person's turn done: the board's reply before it is no longer the last turn."""
+        expected = super()._expect(action)
+        if expected[-1][0] == "move":
+            self.reply = None
+        return expected
+
     def takeback(self) -> bool:
-        """The person's last move put back with the board's reply to it, in either order; the
-        board must undo both, its reply first, and call nothing on the way a mistake."""
-        if self.last_turn is None or self.reply is None:
+        """The person's last turn put back with the board's reply to it; the board must undo
+        both, its reply first, and call nothing on the way a mistake."""
+        if self.undoable is None or self.reply is None or self.turn_actions:
+            return False
+        if self.state.choices() or self.state.obligations:
+            return False
+        if not self._can_put_back(self.undoable):
             return False
         with self._doing("takeback against the board"):
-            return self._take_back_both(*self.last_turn, *self.reply)
+            return self._take_back_both(self.undoable, self.reply)
 
-    def _take_back_both(
-        self, start: State, action: Action, board_start: State, board_action: Action
-    ) -> bool:
-        moves = [(board_start, board_action), (start, action)]
-        (board_step,), (own_step,) = (self.profile.plan(*move) for move in moves)
+    def _take_back_both(self, own: tuple[State, tuple[Action, ...]], board: Turn) -> bool:
+        turns = [board, own]
         self.tally.takebacks += 1
+        moves = [self._moves(*turn) for turn in turns]
+        if all(len(m) == 1 and isinstance(m[0], Step) for m in moves) and all(
+            len(actions) == 1 for _, actions in turns
+        ):
+            self._put_back_pieces(board, own)
+        else:
+            self._undo([*moves[1], *moves[0]], BRISK)  # in one go: the board's reply first
+        self._wait(ACCEPT_WAIT, until=TakenBack)
+        events = self._new_events()
+        taken = [(e.player, e.actions) for e in events if isinstance(e, TakenBack)]
+        expected = [(start.to_move, tuple(map(str, actions))) for start, actions in turns]
+        if taken == expected:
+            self.tally.taken_back += 1
+        else:
+            self._blame("missed", 1, f"taken back {taken}, not {expected}")
+            self.lost = True
+        self._unexpected([e for e in events if not isinstance(e, TakenBack)])
+        self.state = self.turn_start = own[0]
+        self.turn_actions = ()
+        self.undoable = self.last_turn = self.reply = None
+        return True
+
+    def _put_back_pieces(self, board: Turn, own: Turn) -> None:
+        """One piece each: in either order, or one piece and then the other by the lights."""
         rng = self.rng
-        order = moves
+        (board_step,), (own_step,) = self._moves(*board), self._moves(*own)
+        order = [(board[0], board[1][0]), (own[0], own[1][0])]
         if own_step.target != board_step.target and rng.random() < P_OWN_PIECE_FIRST:
-            order = moves[::-1]
+            order = order[::-1]
         if rng.random() < P_TAKEBACK_BY_LIGHTS:
-            self._put_back(*order[0])
+            self._put_back_move(*order[0])
             self._wait(ACCEPT_WAIT, until=Note)  # a takeback under way: the rest is lit
             places = [place_label(place) for place in (*self.area, *self.spec.slots)]
             follow_lights(self.session, places)
         else:
             for before, made in order:
-                self._put_back(before, made)
-        self._wait(ACCEPT_WAIT, until=TakenBack)
-        events = self._new_events()
-        taken = [(e.player, e.actions) for e in events if isinstance(e, TakenBack)]
-        expected = [(before.to_move, (str(made),)) for before, made in moves]
-        if taken == expected:
-            self.tally.taken_back += 1
-        self._unexpected([e for e in events if not isinstance(e, TakenBack)])
-        self.state = start
-        self.turn_actions = ()
-        self.last_turn = self.reply = None
-        return True
+                self._put_back_move(before, made)
+
+
+def _block_around(origin: Cell) -> set[Cell]:
+    """The cells a 2x2 tile with its lower-left corner on `origin` may cover as it moves."""
+    x, y = origin
+    return {(x + dx, y + dy) for dx in range(-1, 3) for dy in range(-1, 3)}

@@ -407,7 +407,10 @@ class Referee:
         held = self._held
         self._held = None
         if held is None or not self._is_takeback(held.frame):
-            if lifted is None and self._taking_back(raw, frame, now):
+            # A piece lifted that the mover may put nowhere (the board's reply, back in a box no
+            # sensor sees) is the first of a takeback under way, as one put back in its tray is.
+            nowhere = lifted is None or not self._targets(lifted)
+            if nowhere and self._taking_back(raw, frame, now):
                 return
             if lifted is not None:
                 self._in_hand(lifted, now, raw)
@@ -512,7 +515,11 @@ class Referee:
             difference = self.profile.difference(raw, self.position)
             if difference != self.status.difference:
                 self.status = self._status(Phase.OVER, self.status.since, difference=difference)
-                if difference.remove and difference != self._reported:
+                # Only a piece put down is news: a supply's piece taken away as the clearing
+                # begins, a stray still on a cell, is no second mistake.
+                reported = self._reported
+                said = reported.remove if isinstance(reported, Difference) else None
+                if difference.remove and difference.remove != said:
                     self._reported = difference
                     remove, put_back = difference.labels()
                     detail = "the game is over: take off what was put down after its end"
@@ -1219,14 +1226,7 @@ class Referee:
     def _in_hand(self, lifted: frozenset[Spot], now: float, raw: int) -> None:
         """Pieces lifted: light where they may legally go, or, if nowhere (a size not allowed
         yet, the other player's piece), where they must go back."""
-        targets: set[Spot] = set()
-        for action in self.position.legal_actions():
-            if not action.seen:
-                continue
-            movement = self._movement(action)
-            if lifted <= movement.lifted:
-                targets |= movement.placed
-        places = self.profile.places_of(targets)
+        places = self.profile.places_of(self._targets(lifted))
         report = (Phase.IN_HAND, lifted, self.position)
         if self._reported == report and self.status.phase == Phase.IN_HAND:
             return  # the same piece still in the hand: the lights keep their rhythm
@@ -1242,6 +1242,17 @@ class Referee:
             )
         difference = Difference() if places else self.profile.difference(raw, self.position)
         self.status = self._status(Phase.IN_HAND, now, targets=places, difference=difference)
+
+    def _targets(self, lifted: frozenset[Spot]) -> set[Spot]:
+        """Where the mover's legal actions that lift `lifted` put pieces."""
+        targets: set[Spot] = set()
+        for action in self.position.legal_actions():
+            if not action.seen:
+                continue
+            movement = self._movement(action)
+            if lifted <= movement.lifted:
+                targets |= movement.placed
+        return targets
 
     def _movement(self, action: Action) -> Movement:
         key = (self.position, action)

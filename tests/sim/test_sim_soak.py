@@ -279,6 +279,32 @@ def test_every_move_of_the_board_is_made_from_its_lights_and_nothing_slips(
     assert "wrong square first" in report
 
 
+@pytest.mark.parametrize(
+    ("game", "options", "seat", "games", "seed"),
+    [
+        ("meep-tac-toe", {"maneuver": "advanced"}, 1, 2, 1),
+        ("meeple-maneuver", {}, 1, 2, 1),
+        ("magnetmen", {}, 1, 3, 1),
+        ("magnetmen", {"players": 3}, 2, 2, 1),  # the board plays C, people A and B
+        ("lance-assembly", {"max_turns": 30}, 1, 1, 4),
+    ],
+)
+def test_the_board_plays_every_game_its_tiles_slides_and_boxes_made_by_hand(
+    careless_hands, game, options, seat, games, seed
+):
+    """Where the lights draw only pieces, the board's tile moves, slides and tokens from a box
+    no sensor sees are made from the move it announced: each one seen made, nothing slips."""
+    tally = soak(game, "r1", games=games, seed=seed, options=options, ai=AiSeat(seat))
+    consistent(tally)
+    assert tally.board_moves == tally.board_moves_made > 0
+    assert tally.board_wrong_squares > 0 and tally.board_power_cuts > 0
+    assert tally.clears_ok == tally.boards_cleared == tally.games
+    assert tally.taken_back == tally.takebacks
+    assert tally.kinds.get("takeback against the board", {}).get("made", 0) == tally.takebacks
+    if game != "lance-assembly":  # a slid row is never taken back by hand
+        assert tally.takebacks > 0
+
+
 def test_the_command_plays_against_the_board(capsys):
     argv = ["soak", "--board", "mini", "--games", "2", "--ai", "O:strong", "--ai-budget", "0.2"]
     assert cli.main(argv) == 0
@@ -290,7 +316,8 @@ def test_the_command_plays_against_the_board(capsys):
     ("argv", "says"),
     [
         (["--ai", "X"], "has it play a seat after X"),
-        (["--game", "meep-tac-toe", "--ai", "B"], "not meep-tac-toe"),
+        (["--game", "meep-tac-toe", "--ai", "A"], "has it play a seat after A"),
+        (["--game", "magnetmen", "--option", "players=3", "--ai", "D"], "played by A, B, C"),
         (["--ai", "Z"], "no seat 'z'"),
         (["--ai-budget", "1"], "give --ai SEAT too"),
         (["--remote", "--ai", "O"], "--ai with --remote"),

@@ -148,3 +148,32 @@ def test_new_games_follow_one_another_and_people_alone_play_again_when_asked():
     assert not any(isinstance(e, Note) and "refused" in e.text for e in events)
     ref.play_against(())
     assert ref.board_to_play is None and ref.seats is None and not ref.remote
+
+
+def test_the_boards_token_lifted_into_a_box_no_sensor_sees_starts_a_takeback_under_way():
+    """In Magnetmen the board's reply goes back into a box, not a tray: the board only sees it
+    lifted. A token A may put nowhere is no piece in the hand for A's next move: the takeback
+    is under way, and it is done once A's own token is off too."""
+    game = get_game("magnetmen")
+    options = game.resolve_options({"seed": 1})
+    profile = profile_for(game, load_board("r1"), options)
+    start = game.new_state(options)
+    events: list = []
+    ref = Referee(profile, start, events.append)
+    ref.play_against((1,))
+    ref.start(0.0)
+    collected = start.apply(start.parse_action("c4"))
+    ref.judge(profile.render(collected), 1.0, stable=True)
+    ref.board_move(["e4"], 1.0, profile.render(collected))
+    replied = collected.apply(collected.parse_action("e4"))
+    ref.judge(profile.render(replied), 2.0, stable=True)
+    events.clear()
+    ref.judge(profile.render(collected), 3.0, stable=True)  # the board's token off
+    assert Note(3.0, "taking back A c4 with the board's reply B e4: put back what is lit") in events
+    assert not any(isinstance(e, Illegal | TakenBack) for e in events)
+    ref.judge(profile.render(start), 4.0, stable=True)  # and A's
+    assert [(e.player, e.actions) for e in events if isinstance(e, TakenBack)] == [
+        (1, ("e4",)),
+        (0, ("c4",)),
+    ]
+    assert ref.position == start
