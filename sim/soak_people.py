@@ -374,9 +374,7 @@ class PeopleSoak(GameSoak):
             reply = self._turn_from(self.state, self.state.turn)
             readings = self._readings(self.turn_start, [*self.turn_made, *reply], across=True)
             if readings and all(
-                r.previous is not None
-                and (r.previous.actions, r.actions) == (self.turn_made, tuple(reply))
-                for r in readings
+                r.previous is not None and r.previous.state == self.state for r in readings
             ):
                 return self._go_through(reply[0], reply[1:])
         return []

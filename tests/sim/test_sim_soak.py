@@ -158,8 +158,8 @@ def nudgy(troublesome, monkeypatch):
     [
         ("meep-tac-toe", {"maneuver": "none"}, 1),
         ("meep-tac-toe", {"maneuver": "rotate"}, 1),
-        ("meep-tac-toe", {"maneuver": "advanced"}, 1),
-        ("meeple-maneuver", {}, 2),
+        ("meep-tac-toe", {"maneuver": "advanced"}, 2),
+        ("meeple-maneuver", {}, 1),
     ],
 )
 def test_tile_games_with_trouble_are_refereed_without_a_slip(nudgy, game, options, seed):
@@ -191,7 +191,7 @@ def test_captured_meeples_are_waited_for_misplaced_and_the_next_player_kept_back
         return power_cut(self, action)
 
     monkeypatch.setattr(soak_people.PeopleSoak, "power_cut", spy)
-    tally = soak("meeple-maneuver", "r1", games=1, seed=27)
+    tally = soak("meeple-maneuver", "r1", games=1, seed=32)
     consistent(tally)
     assert tally.obligations == tally.late_obligations > 0
     assert tally.moved_first == tally.moved_first_refused > 0
@@ -286,7 +286,7 @@ def test_every_move_of_the_board_is_made_from_its_lights_and_nothing_slips(
         ("meeple-maneuver", {}, 1, 2, 1),
         ("magnetmen", {}, 1, 3, 1),
         ("magnetmen", {"players": 3}, 2, 2, 1),  # the board plays C, people A and B
-        ("lance-assembly", {"max_turns": 30}, 1, 1, 4),
+        ("lance-assembly", {"max_turns": 30}, 1, 1, 5),
     ],
 )
 def test_the_board_plays_every_game_its_tiles_slides_and_boxes_made_by_hand(
