@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from magboard.firmware.games import Action, State
 from magboard.firmware.profiles import Profile, Step
@@ -294,6 +295,12 @@ class _Way:
     cells: frozenset
     dead: set[tuple[State, int]] = field(default_factory=set)
 
+    @cached_property
+    def end(self) -> int:
+        """Where the frames last show the turn's end: every position on the way is shown
+        before it, one frame each at least."""
+        return self.last.get(self.profile.render(self.turn.state), -1)
+
 
 def _shown_actions(way: _Way, state: State, left: int) -> tuple[Action, ...] | None:
     """`left` actions from `state` to the turn's end within the one turn, each to a position
@@ -305,6 +312,8 @@ def _shown_actions(way: _Way, state: State, left: int) -> tuple[Action, ...] | N
     if (state, left) in way.dead:
         return None
     at = last.get(render(state), -1)
+    if way.end - at < left:
+        return None  # too few frames shown after this one for the actions left
     within = set(state.actions_within(way.cells))
     for action in state.legal_actions():
         if action not in within:
