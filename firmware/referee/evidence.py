@@ -305,7 +305,8 @@ class _Way:
 def _shown_actions(way: _Way, state: State, left: int) -> tuple[Action, ...] | None:
     """`left` actions from `state` to the turn's end within the one turn, each to a position
     the frames last show later than the one before. Only actions within the changed cells are
-    made (in the order of the legal actions): any other changes a place no frame shows changed."""
+    made (tried in the order of the legal actions): any other changes a place no frame shows
+    changed."""
     turn, render, last = way.turn, way.profile.render, way.last
     if left == 0:
         return () if state == turn.state else None
@@ -314,15 +315,18 @@ def _shown_actions(way: _Way, state: State, left: int) -> tuple[Action, ...] | N
     at = last.get(render(state), -1)
     if way.end - at < left:
         return None  # too few frames shown after this one for the actions left
-    within = set(state.actions_within(way.cells))
-    for action in state.legal_actions():
-        if action not in within:
-            continue
+    steps = []
+    for action in state.actions_within(way.cells):
         following = state.successor(action)
         if left > 1 and (following.turn != turn.start.turn or following.outcome() is not None):
             continue
         if last.get(render(following), -1) <= at:
             continue
+        steps.append((action, following))
+    if len(steps) > 1:  # listing every legal action costs more than the rest: only to order
+        rank = {action: number for number, action in enumerate(state.legal_actions())}
+        steps.sort(key=lambda step: rank[step[0]])
+    for action, following in steps:
         rest = _shown_actions(way, following, left - 1)
         if rest is not None:
             return (action, *rest)
