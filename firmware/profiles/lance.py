@@ -65,15 +65,12 @@ class LanceProfile(Profile):
         x = int.from_bytes(board, "little")
         own, other = 1 << state.to_move, 2 >> state.to_move
         others = ((x >> (other - 1)) & SPREAD).bit_count()
+        heading = self._targets_by_count(frames)[other].get(others)
+        if heading is None:
+            return False  # most positions a search weighs fail here, at one look-up
         owns = ((x >> (own - 1)) & SPREAD).bit_count()
         neutrals = ((x >> 2) & SPREAD).bit_count()
-        for frame in frames:
-            seen = self._target_of(frame)
-            if seen is None:
-                continue
-            target, t, counts = seen
-            if counts[other] != others:
-                continue  # counted first: most positions a search weighs fail here, cheaply
+        for target, t, counts in heading:
             if board == target:
                 return True
             gained_own, gained_neutral = counts[own] - owns, counts[NEUTRAL] - neutrals
@@ -86,6 +83,34 @@ class LanceProfile(Profile):
             if _in_reach(state, x, t, gained_own, gained_neutral):
                 return True
         return False
+
+    def _targets_by_count(
+        self, frames: Iterable[int]
+    ) -> dict[int, dict[int, tuple[tuple[bytes, int, dict[int, int]], ...]]]:
+        """The boards of `frames` (`_target_of`) that some tile makes, per label and per how
+        many tiles of it they show: a turn never takes the other player's tiles away nor adds
+        one, so a position is weighed only against the frames with as many of them. Kept for
+        the last few sets of frames asked about, as a search asks of the same ones for every
+        position it weighs."""
+        key = frozenset(frames)
+        known = self._grouped
+        grouped = known.get(key)
+        if grouped is None:
+            if len(known) >= BOARDS_KEPT:
+                known.clear()
+            grouped = known[key] = {1: {}, 2: {}}
+            for frame in key:
+                seen = self._target_of(frame)
+                if seen is None:
+                    continue
+                for label in (1, 2):
+                    by_count = grouped[label]
+                    by_count[seen[2][label]] = (*by_count.get(seen[2][label], ()), seen)
+        return grouped
+
+    @cached_property
+    def _grouped(self) -> dict[frozenset[int], dict[int, dict[int, tuple]]]:
+        return {}
 
     def _target_of(self, frame: int) -> tuple[bytes, int, dict[int, int]] | None:
         """`frame`'s board (`_board_of`), also as an integer, with how many cells hold each

@@ -127,10 +127,13 @@ class TileGameProfile(Profile):
         assert isinstance(state, TiledState)
         if state.moving < 0:
             return True
-        drawn = self.render(state)
+        drawn, moving, left = self.render(state), state.moving, state.left
+        reach = self._reach(state.tiles[moving], left, state._may_shift())
+        beyond = self.sensors.needed & ~reach.cover  # as `_moved_shows` first asks, once
         return any(
-            self._moved_shows(state, state.moving, state.board, drawn, state.left, frame)
+            self._moved_shows(state, moving, state.board, drawn, left, frame)
             for frame in frames
+            if not (frame ^ drawn) & beyond
         )
 
     def _moved_shows(

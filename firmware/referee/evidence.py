@@ -27,7 +27,8 @@ way, a tile placed straight on d1 did not), then the one that claims fewer chang
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from magboard.firmware.games import Action, State
 from magboard.firmware.profiles import Profile, Step
@@ -256,34 +257,80 @@ def _shown_way(profile: Profile, trail: Sequence[int], reading: Reading) -> Read
     frames last show it, as an action counts from where it last began: a tile put down, lifted
     and put down again after a slide was put down after the slide."""
     last = {frame: index for index, frame in enumerate(trail)}
+    cells = _changed_cells(profile, trail, reading)
     previous: Reading | None = None
     for turn in reading.turns:
-        actions = _shown_actions(profile, last, turn, turn.start, len(turn.actions))
+        way = _Way(profile, last, turn, cells)
+        actions = _shown_actions(way, turn.start, len(turn.actions))
         if actions is None:
             return None
         previous = replace(turn, actions=actions, previous=previous)
     return previous
 
 
-def _shown_actions(
-    profile: Profile, last: dict[int, int], turn: Reading, state: State, left: int
-) -> tuple[Action, ...] | None:
-    """`left` actions from `state` to `turn`'s end within the one turn, each to a position the
-    frames last show later than the one before (`last`: each frame's last place in the trail)."""
+def _changed_cells(profile: Profile, trail: Sequence[int], reading: Reading) -> frozenset:
+    """The game cells any frame of `trail`, or any turn's start, shows changed from the first
+    frame: a step from one shown position to another changes only those, so only actions
+    within them can make one (as the search by difference finds its candidates)."""
+    anchor, changed = trail[0], 0
+    for frame in trail:
+        changed |= frame ^ anchor
+    for turn in reading.turns:
+        changed |= profile.render(turn.start) ^ anchor
+    to_game = profile.to_game
+    cells = (to_game(s) for s in profile.sensors.spots(changed) if not isinstance(s, str))
+    return frozenset(c for c in cells if c is not None)
+
+
+@dataclass
+class _Way:
+    """What a walk by the frames through one turn needs at every step: each frame's last
+    place in the trail (`last`), the cells that changed (`cells`), and the positions already
+    found to lead nowhere with as many actions left (`dead`), as a tile game's turn reaches
+    one position by many ways."""
+
+    profile: Profile
+    last: dict[int, int]
+    turn: Reading
+    cells: frozenset
+    dead: set[tuple[State, int]] = field(default_factory=set)
+
+    @cached_property
+    def end(self) -> int:
+        """Where the frames last show the turn's end: every position on the way is shown
+        before it, one frame each at least."""
+        return self.last.get(self.profile.render(self.turn.state), -1)
+
+
+def _shown_actions(way: _Way, state: State, left: int) -> tuple[Action, ...] | None:
+    """`left` actions from `state` to the turn's end within the one turn, each to a position
+    the frames last show later than the one before. Only actions within the changed cells are
+    made (tried in the order of the legal actions): any other changes a place no frame shows
+    changed."""
+    turn, render, last = way.turn, way.profile.render, way.last
     if left == 0:
         return () if state == turn.state else None
-    at = last.get(profile.render(state), -1)
-    for action in state.legal_actions():
-        if not action.seen:
-            continue
-        following = state.advance(action)
+    if (state, left) in way.dead:
+        return None
+    at = last.get(render(state), -1)
+    if way.end - at < left:
+        return None  # too few frames shown after this one for the actions left
+    steps = []
+    for action in state.actions_within(way.cells):
+        following = state.successor(action)
         if left > 1 and (following.turn != turn.start.turn or following.outcome() is not None):
             continue
-        if last.get(profile.render(following), -1) <= at:
+        if last.get(render(following), -1) <= at:
             continue
-        rest = _shown_actions(profile, last, turn, following, left - 1)
+        steps.append((action, following))
+    if len(steps) > 1:  # listing every legal action costs more than the rest: only to order
+        rank = {action: number for number, action in enumerate(state.legal_actions())}
+        steps.sort(key=lambda step: rank[step[0]])
+    for action, following in steps:
+        rest = _shown_actions(way, following, left - 1)
         if rest is not None:
             return (action, *rest)
+    way.dead.add((state, left))
     return None
 
 
@@ -304,7 +351,7 @@ def _marks(profile: Profile, reading: Reading) -> list[_Mark]:
     for turn in reading.turns:
         state, shown = turn.start, profile.render(turn.start)
         for action in turn.actions:
-            state = state.advance(action)
+            state = state.successor(action)
             after = profile.render(state)
             changes.append((shown ^ after, shown))
             shown = after
@@ -359,5 +406,5 @@ def _replayed(turn: Reading, actions: Sequence[Action]) -> State | Refused | Non
             return None
         if not state.is_legal(action):
             return Refused(state, action)
-        state = state.advance(action)
+        state = state.successor(action)
     return state if state == turn.state else None

@@ -164,19 +164,23 @@ class Matcher:
                 after = state.successor(action)
                 over = after.outcome() is not None
                 done = over or after.turn != turn
-                shown = render(after) == frame
                 if not done:
-                    if after not in expanded and (not goals or may_become_any(after, goals)):
+                    # Not drawn where the profile rules out every goal, the frame among them:
+                    # stopping there is one way on, so the position cannot show the frame.
+                    if after in expanded:
+                        if render(after) == frame:
+                            exact.append(self._reading(node, action, after, done))
+                    elif not goals or may_become_any(after, goals):
                         expanded.add(after)
                         reading = self._reading(node, action, after, done)
                         pending.append((reading, cells))
-                        if shown:
+                        if render(after) == frame:
                             exact.append(reading)
-                    elif shown:
-                        exact.append(self._reading(node, action, after, done))
                     continue
                 reading = self._reading(node, action, after, done)
-                if shown or (after.obligations and self._carrying(after, frame, passed)):
+                if render(after) == frame or (
+                    after.obligations and self._carrying(after, frame, passed)
+                ):
                     exact.append(reading)
                 if previous is not None:
                     continue
