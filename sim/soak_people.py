@@ -208,7 +208,9 @@ class PeopleSoak(GameSoak):
                 return self.whole_turn(action, rest, faulted)
         after = state.apply(action)
         if _completes(state, action) and after.obligations and rng.random() < P_AT_ONCE:
-            return self.at_once(action, faulted)
+            start = self.turn_start if self.turn_actions else state
+            if self._carried_as_made(start, (*self.turn_actions, action)):
+                return self.at_once(action, faulted)
         return super()._make(action, faulted)
 
     def _hand_pause(self, state: State, action: Action) -> float:
@@ -322,7 +324,11 @@ class PeopleSoak(GameSoak):
                 and self.rng.random() < careless.P_FAST_REPLY
             ):
                 expected += self._reply_in_one_go()
-            elif state.obligations and self.rng.random() < P_AT_ONCE:
+            elif (
+                state.obligations
+                and self.rng.random() < P_AT_ONCE
+                and self._carried_as_made(self.turn_start, self.turn_made)
+            ):
                 expected += self._carry_at_once()
         self._wait(ACCEPT_WAIT, until=GameOver if stray else _EVENT_OF[expected[-1][0]])
         ok = self._check(expected, stray=stray)
@@ -397,6 +403,17 @@ class PeopleSoak(GameSoak):
         start = self.turn_start if self.turn_actions else state
         made = (*self.turn_actions, *actions)
         return all(r.actions == made for r in self._readings(start, made))
+
+    def _carried_as_made(self, start: State, made: Sequence[Action]) -> bool:
+        """Whether the turn `made` from `start`, its obligation carried out before the board
+        settled, can be read as made: not where its last action slides a piece over cells (a
+        bout's winning slide over three cells, the tiles cleared at once, reads as well as a
+        slide over one or two that wins too: the board asks for the tiles back, by design)."""
+        state = start
+        for action in made[:-1]:
+            state = state.apply(action)
+        steps = self.profile.plan(state, made[-1])
+        return not any(isinstance(step, Step) and step.slide for step in steps)
 
     def _readings(
         self, start: State, actions: Sequence[Action], across: bool = False

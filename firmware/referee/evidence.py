@@ -250,12 +250,25 @@ def _as_shown(profile: Profile, trail: Sequence[int], reading: Reading, fixed: i
     return shown
 
 
+def _passed(profile: Profile, reading: Reading) -> set[int]:
+    """The frames of the positions `reading` passes through before its end."""
+    frames = set()
+    for turn in reading.turns:
+        state = turn.start
+        for action in turn.actions[:-1]:
+            state = state.successor(action)
+            frames.add(profile.render(state))
+    return frames
+
+
 def _shown_way(profile: Profile, trail: Sequence[int], reading: Reading) -> Reading | None:
     """`reading` told by the way the frames show it made, step by step, where the search told
     it by another way to the same end (a tile turned twice anticlockwise for twice clockwise):
     its marks then say nothing of the order, and the frames do. Each position counts where the
     frames last show it, as an action counts from where it last began: a tile put down, lifted
-    and put down again after a slide was put down after the slide."""
+    and put down again after a slide was put down after the slide. A way that leaves out a
+    position the reading passes and the board showed is no better told (a tile knocked off
+    c2 onto b2 and back does not make c2 a tile put on b2 and slid)."""
     last = {frame: index for index, frame in enumerate(trail)}
     cells = _changed_cells(profile, trail, reading)
     previous: Reading | None = None
@@ -265,6 +278,10 @@ def _shown_way(profile: Profile, trail: Sequence[int], reading: Reading) -> Read
         if actions is None:
             return None
         previous = replace(turn, actions=actions, previous=previous)
+    if previous is None or not (_passed(profile, reading) & last.keys()) <= _passed(
+        profile, previous
+    ):
+        return None  # it leaves out a position the reading passes and the board showed
     return previous
 
 
