@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import socket
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -48,10 +49,14 @@ class Page:
         return data
 
     def until(self, match: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-        while True:
+        """The first message that matches, within WAIT seconds: the board keeps sending LED
+        frames, so a message that never comes would otherwise be waited for forever."""
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
             data = self.next()
             if match(data):
                 return data
+        raise AssertionError(f"no matching message in {WAIT} s; the last: {self.seen[-3:]}")
 
     def until_type(self, kind: str, **fields: Any) -> dict[str, Any]:
         return self.until(
