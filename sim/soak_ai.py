@@ -500,12 +500,25 @@ class BoardSoak(PeopleSoak):
         self.undoable = self.last_turn = self.reply = None
         return True
 
+    def _a_move_back(self, step: Step) -> bool:
+        """Whether putting the person's piece back where it came from is itself a move the
+        rules allow now (a meeple stepping back): made first, it is that move, by design, and
+        the board plays its reply; so the board's piece goes back first."""
+        if any(isinstance(place, Slot | str) for place in (step.source, step.target)):
+            return False
+        back = self.profile.moving(self.state, step.target, step.source)
+        return back is not None and self.state.is_legal(back)
+
     def _put_back_pieces(self, board: Turn, own: Turn) -> None:
         """One piece each: in either order, or one piece and then the other by the lights."""
         rng = self.rng
         (board_step,), (own_step,) = self._moves(*board), self._moves(*own)
         order = [(board[0], board[1][0]), (own[0], own[1][0])]
-        if own_step.target != board_step.target and rng.random() < P_OWN_PIECE_FIRST:
+        if (
+            own_step.target != board_step.target
+            and rng.random() < P_OWN_PIECE_FIRST
+            and not self._a_move_back(own_step)
+        ):
             order = order[::-1]
         if rng.random() < P_TAKEBACK_BY_LIGHTS:
             self._put_back_move(*order[0])
