@@ -47,7 +47,7 @@ from magboard.firmware.games import CARRY_OUT, END_TURN, Action, Game, State
 from magboard.firmware.games.tiles import OPPOSITE, WAYS, block
 from magboard.firmware.profiles import Layout, Step, TileStep
 from magboard.firmware.referee import Reading
-from magboard.hardware.spec import BoardSpec, Cell, Place
+from magboard.hardware.spec import BoardSpec, Cell, Place, Slot
 
 from . import soak as careless
 from .pipeline_bench import every_reading
@@ -588,20 +588,21 @@ class PeopleSoak(GameSoak):
             rule="",
         )
 
-    def _find_wrong_place(self) -> tuple[Cell, str] | None:
-        """A cell to carry off and a sensed supply with room that is not where it goes."""
+    def _find_wrong_place(self) -> tuple[Cell, Slot] | None:
+        """A cell to carry off and a free slot of a sensed supply that is not where it goes:
+        the piece comes back out of that very slot (a supply's other pieces stay)."""
         for step in self.profile.plan(self.state, CARRY_OUT):
             if not isinstance(step, Step) or isinstance(step.source, str):
                 continue
-            others = [
-                s.name
+            free = [
+                slot
                 for s in self.profile.supplies
-                if s.sensed
-                and s.name != step.target
-                and any(not self.world.pieces_at(slot) for slot in s.slots)
+                if s.sensed and s.name != step.target
+                for slot in s.slots
+                if not self.world.pieces_at(slot)
             ]
-            if others:
-                return step.source, self.rng.choice(others)
+            if free:
+                return step.source, self.rng.choice(free)
         return None
 
     def move_first(self) -> None:
@@ -641,7 +642,7 @@ class PeopleSoak(GameSoak):
         supply = self.profile.supply(spot)
         return not supply.sensed or any(map(self.world.pieces_at, supply.slots))
 
-    def _carry(self, source: str | Cell, target: str | Cell) -> None:
+    def _carry(self, source: str | Place, target: str | Place) -> None:
         piece = self.session.take(source)
         self._wait(HAND_PAUSE / 2)
         self.session.give(target, piece)
