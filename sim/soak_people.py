@@ -581,12 +581,7 @@ class PeopleSoak(GameSoak):
         if found is None:
             return
         cell, wrong = found
-        self._mistake_put_right(
-            "obligation in the wrong place",
-            partial(self._carry, cell, wrong),
-            partial(self._carry, wrong, cell),
-            rule="",
-        )
+        self._carried_and_back("obligation in the wrong place", cell, wrong, rule="")
 
     def _find_wrong_place(self) -> tuple[Cell, Slot] | None:
         """A cell to carry off and a free slot of a sensed supply that is not where it goes:
@@ -641,6 +636,14 @@ class PeopleSoak(GameSoak):
             return bool(self.world.pieces_at(spot))
         supply = self.profile.supply(spot)
         return not supply.sensed or any(map(self.world.pieces_at, supply.slots))
+
+    def _carried_and_back(
+        self, kind: str, source: str | Place, target: str | Place, rule: str | None = None
+    ) -> None:
+        """A mistake of `kind`: a piece carried from `source` to `target`, then back."""
+        self._mistake_put_right(
+            kind, partial(self._carry, source, target), partial(self._carry, target, source), rule
+        )
 
     def _carry(self, source: str | Place, target: str | Place) -> None:
         piece = self.session.take(source)
@@ -748,11 +751,7 @@ class PeopleSoak(GameSoak):
         if found is None:
             return
         box, cell = found
-        self._mistake_put_right(
-            "box piece where the rules forbid",
-            partial(self._carry, box, cell),
-            partial(self._carry, cell, box),
-        )
+        self._carried_and_back("box piece where the rules forbid", box, cell)
 
     def _find_box_mistake(self) -> tuple[str, Cell] | None:
         world, rng, bits = self.world, self.rng, self.spec.sensor_bit
