@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
@@ -264,16 +265,11 @@ class PeopleSoak(GameSoak):
                 self.session.give(move.target, piece)
                 self._wait(pause / 2)
         if slid:
-            cells = [m.source for m in slid]
-            assert all(not isinstance(c, str) for c in cells)
-            source, target = slid[0].source, slid[0].target
-            assert not isinstance(source, str) and not isinstance(target, str)
-            dx, dy = target[0] - source[0], target[1] - source[1]
-            distance = max(abs(dx), abs(dy))
+            (dx, dy), distance = _slid_way(slid)
             way = {(1, 0): "right", (-1, 0): "left", (0, 1): "up", (0, -1): "down"}
             end = self.world.slide_group(
-                cells,  # type: ignore[arg-type]
-                way[(dx // distance, dy // distance)],  # type: ignore[arg-type]
+                [m.source for m in slid],  # type: ignore[misc]
+                way[(dx, dy)],  # type: ignore[arg-type]
                 distance,
             )
             self._wait(end - self.clock.now() + pause / 2)
@@ -422,9 +418,30 @@ class PeopleSoak(GameSoak):
         pass: by one turn, or `across` by a turn and a reply too."""
         state, frames = start, []
         for action in actions:
+            frames += self._slid_through(state, action)
             state = state.apply(action)
             frames.append(self.profile.render(state))
         return every_reading(self.profile, start, frames, across).exact
+
+    def _slid_through(self, state: State, action: Action) -> list[int]:
+        """The frames a slid group shows on its way, one cell at a time as the hand pushes it:
+        the board sees a tile put on b3 and slid to b1 pass b2, and so may read it as put on b2
+        and slid one (it ends the same)."""
+        slid = [s for s in self.profile.plan(state, action) if isinstance(s, Step) and s.slide]
+        if not slid:
+            return []
+        (dx, dy), distance = _slid_way(slid)
+        layout = self.profile.layout(state)
+        frames = []
+        for k in range(1, distance):
+            cells = dict(layout.cells)
+            for step in slid:
+                del cells[step.source]  # type: ignore[arg-type]
+            for step in slid:
+                x, y = step.source  # type: ignore[misc]
+                cells[(x + k * dx, y + k * dy)] = layout.cells[step.source]  # type: ignore[index]
+            frames.append(self.profile.frame_of(replace(layout, cells=cells)))
+        return frames
 
     @_kind("reply after a win")
     def _stray_after_turn(self) -> str | None:
@@ -1012,3 +1029,12 @@ def _carried(origin: Cell, way: str) -> dict[Cell, Cell]:
         return {(x, y): (x + dx, y + dy) for x, y in cells}
     turn = 1 if way == "cw" else -1
     return {cell: cells[(i + turn) % 4] for i, cell in enumerate(cells)}
+
+
+def _slid_way(slid: Sequence[Step]) -> tuple[tuple[int, int], int]:
+    """The unit step and the distance of a group slid together (its steps all go alike)."""
+    source, target = slid[0].source, slid[0].target
+    assert not isinstance(source, str) and not isinstance(target, str)
+    dx, dy = target[0] - source[0], target[1] - source[1]
+    distance = max(abs(dx), abs(dy))
+    return (dx // distance, dy // distance), distance
