@@ -332,9 +332,7 @@ class PeopleSoak(GameSoak):
                 expected += self._carry_at_once()
         self._wait(ACCEPT_WAIT, until=GameOver if stray else _EVENT_OF[expected[-1][0]])
         ok = self._check(expected, stray=stray)
-        if faulted:
-            self.tally.faults_survived += ok and self._fault_seen
-        self._fault_seen = False
+        self._survived(faulted, ok)
         self.last_turn = None
         return ok and self._agree()
 
@@ -486,8 +484,7 @@ class PeopleSoak(GameSoak):
         self._wait(ACCEPT_WAIT + 1.0, until=_EVENT_OF[expected[-1][0]])
         self._judge_haste(self.session.events[seen:], faulted_at)
         ok = self._check(expected)
-        self.tally.faults_survived += ok and self._fault_seen
-        self._fault_seen = False
+        self._survived(True, ok)
         self.last_turn = None
         return ok and self._agree()
 
@@ -548,9 +545,7 @@ class PeopleSoak(GameSoak):
         self._do(moves[1:], HAND_PAUSE)
         self._wait(ACCEPT_WAIT, until=_EVENT_OF[expected[-1][0]])
         ok = self._check(expected)
-        if faulted:
-            self.tally.faults_survived += ok and self._fault_seen
-        self._fault_seen = False
+        self._survived(faulted, ok)
         return ok and self._agree()
 
     @_kind("obligation at once")
@@ -562,9 +557,7 @@ class PeopleSoak(GameSoak):
         expected += self._carry_at_once()
         self._wait(ACCEPT_WAIT, until=_EVENT_OF[expected[-1][0]])
         ok = self._check(expected)
-        if faulted:
-            self.tally.faults_survived += ok and self._fault_seen
-        self._fault_seen = False
+        self._survived(faulted, ok)
         return ok and self._agree()
 
     def _carry_at_once(self) -> list[Expected]:
@@ -798,9 +791,7 @@ class PeopleSoak(GameSoak):
         ok = self._check(expected)
         tally.choices += 1
         tally.choices_by_buttons += by_buttons
-        if faulted:
-            tally.faults_survived += ok and self._fault_seen
-        self._fault_seen = False
+        self._survived(faulted, ok)
         self.last_turn = None
         return ok and self._agree()
 
