@@ -777,8 +777,8 @@ class PeopleSoak(GameSoak):
         assert chooser is not None
         if rng.random() < P_WRONG_CHOICE:
             self.wrong_choice()
-        if rng.random() < careless.P_POWER_CUT:
-            self._power_cut_while_choosing()
+        if not faulted and rng.random() < careless.P_POWER_CUT:
+            self._power_cut_while_choosing()  # a fault not yet seen dies with the electronics
         options = [str(a) for a in self.state.choices()]
         expected = self._expect(action)
         by_buttons = rng.random() >= P_LINK
