@@ -140,6 +140,8 @@ class PeopleSoak(GameSoak):
         """The cells the last complete turn changed."""
         self.turn_made: tuple[Action, ...] = ()
         """The actions of the last complete turn, from `turn_start`."""
+        self.pressed_at: dict[str, float] = {}
+        """When a hand last pressed each button."""
 
     # What to do.
 
@@ -784,7 +786,7 @@ class PeopleSoak(GameSoak):
         by_buttons = rng.random() >= P_LINK
         if by_buttons:
             self._step_to(options, options.index(str(action)), chooser)
-            self.world.press("menu")
+            self._press("menu")
         else:
             self.session.loop.choose(str(action), self.clock.now())
         self._wait(ACCEPT_WAIT, until=_EVENT_OF[expected[-1][0]])
@@ -808,8 +810,18 @@ class PeopleSoak(GameSoak):
         if self.rng.random() < P_ROUND_AGAIN:
             presses += len(options)
         for _ in range(presses):
-            self.world.press(f"seat-{chooser + 1}")
+            self._press(f"seat-{chooser + 1}")
             self._wait(HAND_PAUSE)
+
+    def _press(self, button: str) -> None:
+        """A button pressed by a hand, never sooner than `HAND_PAUSE` after the last press of
+        it: no finger presses a button still held down (the next chooser takes over `menu` only
+        once the last one let go), and a press while it is down is no press at all."""
+        since = self.clock.now() - self.pressed_at.get(button, -HAND_PAUSE)
+        if since < HAND_PAUSE:
+            self._wait(HAND_PAUSE - since)
+        self.pressed_at[button] = self.clock.now()
+        self.world.press(button)
 
     @_kind("wrong choice")
     def wrong_choice(self) -> None:
