@@ -125,9 +125,12 @@ class BoardSoak(PeopleSoak):
                 ok = self._board_turn()
             elif self.state.outcome() is not None:
                 self.clear_board()
-                # The board's reply to the next game's first move, made (nothing after it).
-                if self.owed is not None and not self._board_turn(quick=False):
-                    self.tally.aborted += 1
+                # The board's replies to the next game's first move, made (nothing after them):
+                # more than one where the person takes no more turns (a Magnetmen King).
+                while self.owed is not None:
+                    if not self._board_turn(quick=False):
+                        self.tally.aborted += 1
+                        break
                 break
             elif self._board_decides():
                 ok = self._await_board()
