@@ -34,7 +34,8 @@ def shows(seen: RGB, colour: RGB) -> bool:
 def follow_lights(session: SimSession, places: Sequence[str], pause: float = HAND_PAUSE) -> int:
     """What a person does who sees the board ask for a move made elsewhere: watches the LEDs
     under `places` for a blink's period, then takes a piece from each place blinking red and
-    puts it on each place blinking in a seat's colour (a piece already in the hand first).
+    puts it on each place blinking in a seat's colour (a piece already in the hand first; with
+    nothing to take, one from the game's box no sensor sees).
     Returns how many pieces were put down."""
     spec = session.spec
     by_label = {place_label(p): p for p in spec.led_index if not isinstance(p, str)}
@@ -60,6 +61,8 @@ def follow_lights(session: SimSession, places: Sequence[str], pause: float = HAN
         elif take:
             piece = world.lift(take.pop(0))
             session.run_for(pause / 2)
+        elif (box := _box(session)) is not None:
+            piece = session.take(box)
         else:
             break
         world.put(target, piece)
@@ -69,3 +72,9 @@ def follow_lights(session: SimSession, places: Sequence[str], pause: float = HAN
         world.put_away(world.lift(source))
         session.run_for(pause / 2)
     return done
+
+
+def _box(session: SimSession) -> str | None:
+    """Where a hand takes a piece no light tells it to take: the game's first box no sensor
+    sees (Magnetmen's tokens, put down collected side up), if it has one."""
+    return next((s.name for s in session.profile.supplies if not s.sensed), None)

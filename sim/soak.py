@@ -413,6 +413,11 @@ class GameSoak:
         tally = self.tally
         setattr(tally, figure, getattr(tally, figure) + n)
         tally.count(self.doing, figure, n)
+        self._keep_example(figure, event)
+
+    def _keep_example(self, figure: str, event: Event | str | None) -> None:
+        """Keeps one of the first few failures with what replays it."""
+        tally = self.tally
         if len(tally.examples) < EXAMPLES:
             tally.examples.append(
                 {
@@ -565,9 +570,7 @@ class GameSoak:
             self.session.perform(action, pause=self._hand_pause(before, action))
             self._wait(ACCEPT_WAIT, until=_EVENT_OF[expected[-1][0]])
             ok = self._check(expected)
-        if faulted:
-            self.tally.faults_survived += ok and self._fault_seen
-        self._fault_seen = False
+        self._survived(faulted, ok)
         self._remember(before, action, expected)
         return ok and self._agree()
 
@@ -877,6 +880,16 @@ class GameSoak:
     _fault_seen = False
     """The board reported a fault since the last one was injected (whatever the hands were
     doing meanwhile: waiting for it, carrying captured pieces off)."""
+
+    def _survived(self, faulted: bool, ok: bool) -> None:
+        """Counts the fault injected before the move just checked as survived if the board
+        reported it and took the move; one the board took the move without reporting is kept
+        as an example (a move it missed is one already)."""
+        if faulted:
+            self.tally.faults_survived += ok and self._fault_seen
+            if ok and not self._fault_seen:
+                self._keep_example("faults_not_survived", "the move was taken, no fault reported")
+        self._fault_seen = False
 
     def fault(self, i2c: bool) -> bool:
         """An I2C error burst or an expander reset, while the board is quiet or just before the

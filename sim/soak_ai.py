@@ -8,8 +8,9 @@ a piece, the board's colour where to put it). The lights draw pieces, not tiles:
 shifts or turns a grid tile, slides a Lance row, takes a token from a box no sensor sees, or
 makes a choice, the person reads the move the board announced and makes all of it as the rules
 say it is made (`Profile.plan`), as a person reading the board's words would. A choice the rules
-give the board in a person's turn is the board's to take: the person waits for it. Sometimes
-carelessly:
+give the board in a person's turn is the board's to take: the person waits for it. A board's turn
+that hands a person a decision (its Actress) comes in parts: the person makes each part, decides
+when asked, and the board plays on. Sometimes carelessly:
 
 - the board's piece on the wrong square first: the board must say `illegal`, then `restored`
   once the piece is back where it came from, and the move is then made as shown;
@@ -107,6 +108,9 @@ class BoardSoak(PeopleSoak):
         last turn, which it answered."""
         self.made = 0
         """The board's moves it said it saw made."""
+        self.answers_due: list[soak.Expected] = []
+        """What the board must answer to a person's choice in the board's turn: the board's
+        seat names it, but it is the person's, for `_check`."""
         thinking = Thinking(stepped_clock(), budget, seed)
         super().__init__(spec, game, options, seed, tally, journal, ai=ai, thinking=thinking)
 
@@ -121,9 +125,12 @@ class BoardSoak(PeopleSoak):
                 ok = self._board_turn()
             elif self.state.outcome() is not None:
                 self.clear_board()
-                # The board's reply to the next game's first move, made (nothing after it).
-                if self.owed is not None and not self._board_turn(quick=False):
-                    self.tally.aborted += 1
+                # The board's replies to the next game's first move, made (nothing after them):
+                # more than one where the person takes no more turns (a Magnetmen King).
+                while self.owed is not None:
+                    if not self._board_turn(quick=False):
+                        self.tally.aborted += 1
+                        break
                 break
             elif self._board_decides():
                 ok = self._await_board()
@@ -144,14 +151,18 @@ class BoardSoak(PeopleSoak):
         kept = []
         for event in super()._new_events():
             passing = isinstance(event, Moved) and event.actions == (str(PASS),)
-            if isinstance(event, Moved) and event.player == self.ai.seat and not passing:
+            said = isinstance(event, Moved | Partial) and not passing
+            if said and soak._answer(event) in self.answers_due:
+                self.answers_due.remove(soak._answer(event))
+                kept.append(event)  # a person's choice in the board's turn, for `_check`
+            elif said and self._board_chooses(event):
+                self._board_chose(event)
+            elif said and event.player == self.ai.seat:
                 self._board_moved(event)
             elif passing and self.passes_due:
                 self.passes_due -= 1
             elif passing and self.owed is not None:
                 self.state = self.state.apply(PASS)
-            elif isinstance(event, Moved | Partial) and self._board_chooses(event):
-                self._board_chose(event)
             elif isinstance(event, Obligation) and event.detail.startswith(ASKED):
                 self.asked = event.places
             else:
@@ -164,24 +175,38 @@ class BoardSoak(PeopleSoak):
     """Passes the rules force after a turn the board's choice ended: already in the game as
     played, still to be announced."""
 
-    def _board_moved(self, event: Moved) -> None:
+    def _board_moved(self, event: Moved | Partial) -> None:
+        """The board's turn, or the part of it up to a person's decision (a `partial`), or the
+        rest after that: owed until the hands make it."""
         state = self.state
         self.tally.board_moves += 1
         start, actions = state, []
+        known = tuple(map(str, self.turn_actions))
         try:
-            if self.owed is not None or self.turn_actions:
-                raise GameError("a move while one is still owed, or in the middle of a turn")
-            for text in event.actions:
+            if self.owed is not None or state.to_move != self.ai.seat or state.choices():
+                raise GameError("a move while one is still owed, or not the board's to make")
+            if event.actions[: len(known)] != known:
+                raise GameError("not the turn so far")
+            for text in event.actions[len(known) :]:
                 action = state.parse_action(text)
                 state = state.apply(action)
                 actions.append(action)
-            if state.turn == start.turn and state.outcome() is None:
-                raise GameError("not a whole turn")
+            ended = state.turn != start.turn or state.outcome() is not None
+            if not actions or ended != isinstance(event, Moved):
+                raise GameError("a move that does not end the turn, or a part that does")
         except GameError:
             self._blame("false_accepts", 1, event)
             return
         self.owed = (start, tuple(actions))
+        if not known:
+            self.turn_start = start
+        self.turn_actions = () if ended else (*self.turn_actions, *actions)
+        self.in_parts = self.in_parts or not ended or bool(known)
         self.state = state
+
+    in_parts = False
+    """The board's turn in play, or its last, was made in parts around a person's choice: no
+    hand puts it back."""
 
     # The board's decisions in a person's turn, or its turn awaited.
 
@@ -368,7 +393,9 @@ class BoardSoak(PeopleSoak):
         self.owed, self.asked = None, ()  # made: what the board says next is about the next move
         # What a takeback puts back with the person's last turn: the board's reply to it (after
         # a quick reply, nothing: the person's turn is the last).
-        self.reply = board_move if self._can_put_back(board_move) else None
+        whole = not self.in_parts
+        self.reply = board_move if whole and self._can_put_back(board_move) else None
+        self.in_parts = bool(self.turn_actions)  # the board's turn still in parts goes on
         if quick and after_win:
             ok = self._stray_after_win()
         elif quick and (reply := self._quick_reply()) is not None:
@@ -457,8 +484,12 @@ class BoardSoak(PeopleSoak):
         return super()._reply_in_one_go()
 
     def _expect(self, action: Action) -> list[soak.Expected]:
-        """The person's turn done: the board's reply before it is no longer the last turn."""
+        """The person's turn done: the board's reply before it is no longer the last turn. A
+        person's choice in the board's turn is answered in the board's seat's name."""
+        in_board_turn = self.state.to_move == self.ai.seat and self.state.chooser != self.ai.seat
         expected = super()._expect(action)
+        if in_board_turn:
+            self.answers_due += [e for e in expected if e[1] == self.ai.seat]
         if expected[-1][0] == "move":
             self.reply = None
         return expected

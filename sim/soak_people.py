@@ -141,6 +141,8 @@ class PeopleSoak(GameSoak):
         """The cells the last complete turn changed."""
         self.turn_made: tuple[Action, ...] = ()
         """The actions of the last complete turn, from `turn_start`."""
+        self.pressed_at: dict[str, float] = {}
+        """When a hand last pressed each button."""
 
     # What to do.
 
@@ -328,9 +330,7 @@ class PeopleSoak(GameSoak):
                 expected += self._carry_at_once()
         self._wait(ACCEPT_WAIT, until=GameOver if stray else _EVENT_OF[expected[-1][0]])
         ok = self._check(expected, stray=stray)
-        if faulted:
-            self.tally.faults_survived += ok and self._fault_seen
-        self._fault_seen = False
+        self._survived(faulted, ok)
         self.last_turn = None
         return ok and self._agree()
 
@@ -503,8 +503,7 @@ class PeopleSoak(GameSoak):
         self._wait(ACCEPT_WAIT + 1.0, until=_EVENT_OF[expected[-1][0]])
         self._judge_haste(self.session.events[seen:], faulted_at)
         ok = self._check(expected)
-        self.tally.faults_survived += ok and self._fault_seen
-        self._fault_seen = False
+        self._survived(True, ok)
         self.last_turn = None
         return ok and self._agree()
 
@@ -565,9 +564,7 @@ class PeopleSoak(GameSoak):
         self._do(moves[1:], HAND_PAUSE)
         self._wait(ACCEPT_WAIT, until=_EVENT_OF[expected[-1][0]])
         ok = self._check(expected)
-        if faulted:
-            self.tally.faults_survived += ok and self._fault_seen
-        self._fault_seen = False
+        self._survived(faulted, ok)
         return ok and self._agree()
 
     @_kind("obligation at once")
@@ -579,9 +576,7 @@ class PeopleSoak(GameSoak):
         expected += self._carry_at_once()
         self._wait(ACCEPT_WAIT, until=_EVENT_OF[expected[-1][0]])
         ok = self._check(expected)
-        if faulted:
-            self.tally.faults_survived += ok and self._fault_seen
-        self._fault_seen = False
+        self._survived(faulted, ok)
         return ok and self._agree()
 
     def _carry_at_once(self) -> list[Expected]:
@@ -801,23 +796,21 @@ class PeopleSoak(GameSoak):
         assert chooser is not None
         if rng.random() < P_WRONG_CHOICE:
             self.wrong_choice()
-        if rng.random() < careless.P_POWER_CUT:
-            self._power_cut_while_choosing()
+        if not faulted and rng.random() < careless.P_POWER_CUT:
+            self._power_cut_while_choosing()  # a fault not yet seen dies with the electronics
         options = [str(a) for a in self.state.choices()]
         expected = self._expect(action)
         by_buttons = rng.random() >= P_LINK
         if by_buttons:
             self._step_to(options, options.index(str(action)), chooser)
-            self.world.press("menu")
+            self._press("menu")
         else:
             self.session.loop.choose(str(action), self.clock.now())
         self._wait(ACCEPT_WAIT, until=_EVENT_OF[expected[-1][0]])
         ok = self._check(expected)
         tally.choices += 1
         tally.choices_by_buttons += by_buttons
-        if faulted:
-            tally.faults_survived += ok and self._fault_seen
-        self._fault_seen = False
+        self._survived(faulted, ok)
         self.last_turn = None
         return ok and self._agree()
 
@@ -834,8 +827,18 @@ class PeopleSoak(GameSoak):
         if self.rng.random() < P_ROUND_AGAIN:
             presses += len(options)
         for _ in range(presses):
-            self.world.press(f"seat-{chooser + 1}")
+            self._press(f"seat-{chooser + 1}")
             self._wait(HAND_PAUSE)
+
+    def _press(self, button: str) -> None:
+        """A button pressed by a hand, never sooner than `HAND_PAUSE` after the last press of
+        it: no finger presses a button still held down (the next chooser takes over `menu` only
+        once the last one let go), and a press while it is down is no press at all."""
+        since = self.clock.now() - self.pressed_at.get(button, -HAND_PAUSE)
+        if since < HAND_PAUSE:
+            self._wait(HAND_PAUSE - since)
+        self.pressed_at[button] = self.clock.now()
+        self.world.press(button)
 
     @_kind("wrong choice")
     def wrong_choice(self) -> None:

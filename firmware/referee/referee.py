@@ -929,7 +929,8 @@ class Referee:
     def board_move(self, actions: Sequence[str], now: float, raw: int) -> None:
         """The board's turn for the seat `board_to_play` names, as `Opponent.choose` gives it:
         a choice in another seat's turn is taken at once (nothing moves on the board); a whole
-        turn is accepted (a `move`) and owed until hands make it, as a remote board's is."""
+        turn is accepted (a `move`) and owed until hands make it, as a remote board's is; a
+        turn that hands a decision to a person is made in parts (`_board_part`)."""
         seat = self.board_to_play
         if seat is None:
             raise RemoteError("the board has no turn to play now")
@@ -940,7 +941,37 @@ class Referee:
                     raise RemoteError(f"{text} is not a choice open to the board")
                 self._take_choice(action, now)
             return
+        if self._partial or not _ends_turn(self.position, actions):
+            self._board_part(actions, now, raw)
+            return
         self.remote_move([tuple(actions)], now, raw)
+
+    def _board_part(self, actions: Sequence[str], now: float, raw: int) -> None:
+        """A part of the board's turn: up to where the rules hand a decision to a person (the
+        Actress has the leading players destroy an icon each), or the rest after it. It is
+        accepted at once (a `partial`, or the `move` that ends the turn) and owed until hands
+        make it; then the person decides, and the board plays on from there."""
+        start, seat = self.position, self.position.to_move
+        state, part = start, []
+        for text in actions:
+            action = state.parse_action(text)
+            if action == CARRY_OUT:
+                raise RemoteError(f"{text}: the board's turn in parts leaves nothing to carry out")
+            state = state.apply(action)
+            part.append(action)
+        if not part:
+            raise RemoteError("the board's part of its turn is empty")
+        turn = (*self._partial, *part)
+        self.position = state
+        if _ends_turn(start, actions):
+            self.history.append(Turn(self.turn_start, seat, turn))
+            self._partial = ()
+            self.emit(Moved(now, seat, notation(turn), state.turn))
+            self._pass_while_forced(now)
+        else:
+            self._partial = turn
+            self.emit(Partial(now, seat, notation(turn)))
+        self._owe(now, raw, start, (Turn(start, seat, tuple(part)),))
 
     @property
     def log(self) -> Turns:
@@ -996,7 +1027,7 @@ class Referee:
         """After a restart: the other board's last turns, if the board does not show them yet,
         are owed again. True if they are."""
         profile = self.profile
-        if self.seats is None or self._partial or self.position.obligations or self._clearing:
+        if self.seats is None or self.position.obligations or self._clearing:
             return False
         frame = profile.canonical(raw)
         if frame == profile.render(self.position):
@@ -1007,16 +1038,9 @@ class Referee:
             # the next move (from a stash both players draw on, a supply those turns also took
             # from), which is no reason to owe them again.
             return False
-        turns: list[Turn] = []
-        for turn in reversed(self.history):
-            if self.plays_here(turn.player) and turn.actions != (PASS,):
-                break
-            turns.append(turn)
-        while turns and turns[-1].actions == (PASS,):
-            turns.pop()  # the local seat's forced passes before them are no one's to make
+        turns = self._board_part_made() if self._partial else self._turns_made_elsewhere()
         if not turns:
             return False
-        turns.reverse()
         difference = profile.difference(raw, self.position)
         changed = {*difference.remove, *(place for place, _ in difference.put_back)}
         if not changed <= self._changed_by(turns):
@@ -1024,10 +1048,34 @@ class Referee:
         self._owe(now, raw, turns[0].start, tuple(turns))
         return True
 
+    def _turns_made_elsewhere(self) -> list[Turn]:
+        """The last turns not played here (the other board's, or the board's own), in order."""
+        turns: list[Turn] = []
+        for turn in reversed(self.history):
+            if self.plays_here(turn.player) and turn.actions != (PASS,):
+                break
+            turns.append(turn)
+        while turns and turns[-1].actions == (PASS,):
+            turns.pop()  # the local seat's forced passes before them are no one's to make
+        return turns[::-1]
+
+    def _board_part_made(self) -> list[Turn]:
+        """In the middle of the board's turn made in parts: its last part (the actions since a
+        person last decided), as a turn owed; nothing if a person decided last."""
+        state, part, since = self.turn_start, [], self.turn_start
+        for action in self._partial:
+            actor = state.to_move if state.chooser is None else state.chooser
+            if actor not in self.board_seats:
+                part, since = [], state.apply(action)
+            else:
+                part.append(action)
+            state = state.apply(action)
+        return [Turn(since, since.to_move, tuple(part))] if part else []
+
     def _owe(self, now: float, raw: int, since: State, turns: tuple[Turn, ...]) -> None:
         profile = self.profile
         frame = profile.canonical(raw)
-        self._anchor(self.position, None)
+        self._anchor(self._turn_began(), None)
         self._owed = Owed(since, turns, self._changed_by(turns))
         if frame == profile.render(self.position):
             self._made(now, frame)
@@ -1036,6 +1084,11 @@ class Referee:
         places = frozenset((*shown.remove, *(place for place, _ in shown.put_back)))
         self.emit(Obligation(now, turns[-1].player, self._owed_detail(), tuple(_labels(places))))
         self._judge_owed(raw, frame, now, stable=True)  # anything else already wrong is said
+
+    def _turn_began(self) -> State:
+        """Where the turn in play began: the position, or, in the middle of the board's turn
+        made in parts, the start of that turn (a person's choice in it is judged from there)."""
+        return self.turn_start if self._partial else self.position
 
     def _changed_by(self, turns: Sequence[Turn]) -> frozenset[Place]:
         """The places the turns change, one action after another: where pieces leave or land
@@ -1139,7 +1192,7 @@ class Referee:
             self.emit(Note(now, f"made: the board's move {self.game.seats[player]} {played}"))
         else:
             self.emit(RemoteMade(now, player, notation(actions), len(self.history)))
-        self._anchor(self.position, frame)
+        self._anchor(self._turn_began(), frame)
         self._set_play(now)
         self._announce_end(now)
 
@@ -1321,6 +1374,18 @@ class Referee:
             draw=bool(outcome and outcome.draw),
             **extra,
         )
+
+
+def _ends_turn(state: State, actions: Sequence[str]) -> bool:
+    """Whether `actions`, in notation, end the turn in play at `state` (an illegal one, or a
+    turn that goes on, does not)."""
+    after = state
+    for text in actions:
+        action = after.parse_action(text)
+        if not after.is_legal(action):
+            return False
+        after = after.apply(action)
+    return after.turn != state.turn or after.outcome() is not None
 
 
 def _after(turn: Reading, position: State) -> tuple[Action, ...] | None:
