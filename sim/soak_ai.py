@@ -49,7 +49,7 @@ from magboard.firmware.events import (
 )
 from magboard.firmware.games import CARRY_OUT, END_TURN, PASS, Action, Game, GameError, State
 from magboard.firmware.profiles import Step, TileStep
-from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, place_label
+from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, place_label, place_label_any
 
 from . import soak
 from .following import follow_lights
@@ -312,6 +312,7 @@ class BoardSoak(PeopleSoak):
         self.tally.board_wrong_squares += 1
         self._mistake_put_right(
             "the board's piece on a square not lit",
+            f"the board's piece from {place_label_any(source)} to {place_label(wrong)}",
             lambda: self._carry(source, wrong),
             lambda: self._carry(wrong, source),
         )

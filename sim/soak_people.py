@@ -47,7 +47,7 @@ from magboard.firmware.games import CARRY_OUT, END_TURN, Action, Game, State
 from magboard.firmware.games.tiles import OPPOSITE, WAYS, block
 from magboard.firmware.profiles import Layout, Step, TileStep
 from magboard.firmware.referee import Reading
-from magboard.hardware.spec import BoardSpec, Cell, Place, Slot
+from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, place_label_any
 
 from . import soak as careless
 from .pipeline_bench import every_reading
@@ -441,7 +441,11 @@ class PeopleSoak(GameSoak):
             return
         moves, rule = found
         self._mistake_put_right(
-            "out of order", partial(self._do, moves, BRISK), partial(self._undo, moves, BRISK), rule
+            "out of order",
+            _moves_made(moves),
+            partial(self._do, moves, BRISK),
+            partial(self._undo, moves, BRISK),
+            rule,
         )
 
     def _find_out_of_order(self) -> tuple[list[Move], str] | None:
@@ -608,11 +612,11 @@ class PeopleSoak(GameSoak):
             return
         self.tally.moved_first += 1
         with self._doing("moved before the obligation"):
-            _, refused = self._put_right(
+            answer = self._put_right(
                 partial(self._carry, step.source, step.target),
                 partial(self._carry, step.target, step.source),
             )
-        self.tally.moved_first_refused += refused
+        self.tally.moved_first_refused += answer.recovered
 
     def _first_move(self) -> Step | None:
         """A piece action the next player could make once the obligation is done, by one hand
@@ -642,7 +646,11 @@ class PeopleSoak(GameSoak):
     ) -> None:
         """A mistake of `kind`: a piece carried from `source` to `target`, then back."""
         self._mistake_put_right(
-            kind, partial(self._carry, source, target), partial(self._carry, target, source), rule
+            kind,
+            f"{place_label_any(source)} to {place_label_any(target)}",
+            partial(self._carry, source, target),
+            partial(self._carry, target, source),
+            rule,
         )
 
     def _carry(self, source: str | Place, target: str | Place) -> None:
@@ -696,7 +704,10 @@ class PeopleSoak(GameSoak):
         tile, way = found
         self.tally.tiles_nudged += 1
         self._mistake_put_right(
-            "tile nudged", partial(self._push, tile, way), partial(self._push, tile, OPPOSITE[way])
+            "tile nudged",
+            f"tile {tile.id} pushed {way}",
+            partial(self._push, tile, way),
+            partial(self._push, tile, OPPOSITE[way]),
         )
 
     def _push(self, tile: Tile, way: str) -> None:
@@ -1012,3 +1023,15 @@ def _carried(origin: Cell, way: str) -> dict[Cell, Cell]:
         return {(x, y): (x + dx, y + dy) for x, y in cells}
     turn = 1 if way == "cw" else -1
     return {cell: cells[(i + turn) % 4] for i, cell in enumerate(cells)}
+
+
+def _moves_made(moves: Sequence[Move]) -> str:
+    """A hand's movements in words, for an example of what went wrong."""
+    return ", ".join(map(_move_made, moves))
+
+
+def _move_made(move: Move) -> str:
+    if isinstance(move, TileStep):
+        return f"the tile at {place_label_any(move.tile)} {move.way}"
+    how = "slid" if move.slide else "carried"
+    return f"{place_label_any(move.source)} {how} to {place_label_any(move.target)}"
