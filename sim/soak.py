@@ -1076,7 +1076,8 @@ class GameSoak:
 
     def _calls_illegal(self, frame: int) -> bool:
         """Whether the board showing the raw `frame` is one the referee must call illegal: no
-        legal continuation, takeback or hand merely holding pieces explains it."""
+        legal continuation, takeback (also one against the board under way, some of it put
+        back) or hand merely holding pieces explains it."""
         profile, state, referee = self.profile, self.state, self.session.referee
         seen = profile.canonical(frame)
         if seen == profile.render(state) or profile.lifted_from(seen, state) is not None:
@@ -1084,6 +1085,8 @@ class GameSoak:
         start = referee.turn_start
         if referee.history.takeback_depth(seen, start, profile.render):
             return False
+        if referee.on_the_way_back(seen):
+            return False  # against the board: a takeback under way, the rest of it lit
         matcher = referee.matcher
         try:
             found = matcher.search(
