@@ -492,7 +492,7 @@ class GameSoak:
         rng = self.rng
         self.at_turn = self.state.turn
         self._trouble()
-        if rng.random() < P_TAKEBACK and self.takeback():
+        if rng.random() < self._takeback_odds() and self.takeback():
             action = self._choose()
             if action is None:
                 return False
@@ -507,6 +507,10 @@ class GameSoak:
             if noise:
                 self.noise()
             return self._make(action, faulted)
+
+    def _takeback_odds(self) -> float:
+        """How likely the hands are to take the last turn back before the next action."""
+        return P_TAKEBACK
 
     def _trouble(self) -> None:
         """What happens on the board before a legal action: a mistake, a knock, a bump."""

@@ -370,6 +370,8 @@ class BoardSoak(PeopleSoak):
         # What a takeback puts back with the person's last turn: the board's reply to it (after
         # a quick reply, nothing: the person's turn is the last).
         self.reply = board_move if self._can_put_back(board_move) else None
+        if self.reply is None:
+            self.undoable = None  # the person's last turn is under a reply no hand puts back
         if quick and after_win:
             ok = self._stray_after_win()
         elif quick and (reply := self._quick_reply()) is not None:
@@ -387,16 +389,14 @@ class BoardSoak(PeopleSoak):
         return ok and self._agree()
 
     def _can_put_back(self, turn: Turn) -> bool:
-        """Whether a hand can put `turn` back as it was: no slide, no capture carried off,
-        no choice (the seat button that ended it needs no undoing), and the game not over by
-        it."""
+        """Whether a hand can put `turn` back as it was: no capture carried off, no choice
+        (the seat button that ended it needs no undoing), nothing left to carry out, and the
+        game not over by it. A slid group goes back as it came."""
         start, actions = turn
         state = start
         for action in actions:
             steps = self.profile.plan(state, action)
             if action == CARRY_OUT or not (steps or action == END_TURN):
-                return False
-            if any(isinstance(s, Step) and s.slide for s in steps):
                 return False
             state = state.apply(action)
         return state.outcome() is None and not state.obligations
@@ -466,26 +466,37 @@ class BoardSoak(PeopleSoak):
 
     def takeback(self) -> bool:
         """The person's last turn put back with the board's reply to it; the board must undo
-        both, its reply first, and call nothing on the way a mistake."""
-        if self.undoable is None or self.reply is None or self.turn_actions:
+        both, its reply first, and call nothing on the way a mistake. A turn of the person's
+        with no reply yet, as it left something to carry out (a Lance bout won, its tiles to
+        clear), is put back alone, while the obligation waits. (The board's own obligations
+        are made with its turn, by hand: no takeback comes between.)"""
+        if self.undoable is None or self.turn_actions or self.state.choices():
             return False
-        if self.state.choices() or self.state.obligations:
-            return False
+        if self.reply is None:  # the person's turn is the last: it won a Lance bout, say
+            return bool(self.state.obligations) and super().takeback()
         if not self._can_put_back(self.undoable):
+            return False
+        if self._slid(self.undoable, self.reply) and not self._only_a_takeback(self.undoable[0]):
             return False
         with self._doing("takeback against the board"):
             return self._take_back_both(self.undoable, self.reply)
+
+    def _slid(self, *turns: Turn) -> bool:
+        """Whether a group was slid in `turns`: slid back, it may be a slide of the next
+        player's too."""
+        moves = [m for turn in turns for m in self._moves(*turn)]
+        return any(isinstance(m, Step) and m.slide for m in moves)
 
     def _take_back_both(self, own: tuple[State, tuple[Action, ...]], board: Turn) -> bool:
         turns = [board, own]
         self.tally.takebacks += 1
         moves = [self._moves(*turn) for turn in turns]
-        if all(len(m) == 1 and isinstance(m[0], Step) for m in moves) and all(
+        if all(len(m) == 1 and isinstance(m[0], Step) and not m[0].slide for m in moves) and all(
             len(actions) == 1 for _, actions in turns
         ):
             self._put_back_pieces(board, own)
         else:
-            self._undo([*moves[1], *moves[0]], BRISK)  # in one go: the board's reply first
+            self._undo_turns([own, board], BRISK)  # in one go: the board's reply first
         self._wait(ACCEPT_WAIT, until=TakenBack)
         events = self._new_events()
         taken = [(e.player, e.actions) for e in events if isinstance(e, TakenBack)]

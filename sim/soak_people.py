@@ -46,7 +46,9 @@ from magboard.firmware.events import (
 from magboard.firmware.games import CARRY_OUT, END_TURN, Action, Game, State
 from magboard.firmware.games.tiles import OPPOSITE, WAYS, block
 from magboard.firmware.profiles import Layout, Step, TileStep
-from magboard.firmware.referee import Reading
+from magboard.firmware.referee import Reading, SearchLimitError
+from magboard.firmware.referee.carrying import carrying
+from magboard.firmware.referee.explain import forbidden
 from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, place_label_any
 
 from . import soak as careless
@@ -74,8 +76,9 @@ board is never still in the middle of it."""
 P_OUT_OF_ORDER = 0.12
 """Before an action of a turn of several: one the rules forbid in that order, then undone."""
 P_NUDGE = 0.06
-P_TAKEBACK_PENDING = 0.5
-"""Of takebacks the hands could make while the last turn's obligation waits: made."""
+P_TAKEBACK_PENDING = 0.2
+"""Of the moments the last turn's obligation waits: the turn taken back (more often than
+other turns: a turn that leaves an obligation is rarer, and a won bout's the rarest)."""
 P_AT_ONCE = 0.3
 """Of turns that leave an obligation: carried out straight after, before the board settled."""
 P_LATE = 0.25
@@ -172,6 +175,9 @@ class PeopleSoak(GameSoak):
 
     def _turn(self, action: Action) -> bool:
         return super()._turn(action) and not self.lost
+
+    def _takeback_odds(self) -> float:
+        return P_TAKEBACK_PENDING if self.state.obligations else careless.P_TAKEBACK
 
     def _trouble(self) -> None:
         super()._trouble()
@@ -279,14 +285,28 @@ class PeopleSoak(GameSoak):
             self._wait(end - self.clock.now() + pause / 2)
 
     def _undo(self, moves: Sequence[Move], pause: float) -> None:
-        """The hand's movements undone, last first."""
+        """The hand's movements undone, last first; a slid group pushed back together (the
+        movements of one action: a group slid by another action goes back by itself)."""
+        slid = [m for m in moves if isinstance(m, Step) and m.slide]
+        if slid:
+            self._do([Step(m.target, m.source, slide=True) for m in slid], pause)
         for move in reversed(moves):
             if isinstance(move, TileStep):
                 x, y = move.tile
                 dx, dy = WAYS.get(move.way, (0, 0))
                 self._do([TileStep((x + dx, y + dy), OPPOSITE[move.way])], pause)
-            else:
-                self._do([Step(move.target, move.source, move.slide)], pause)
+            elif not move.slide:
+                self._do([Step(move.target, move.source)], pause)
+
+    def _undo_turns(self, turns: Sequence[tuple[State, Sequence[Action]]], pause: float) -> None:
+        """Turns undone by hand, the last action of the last turn first, each action's
+        movements by themselves (`_undo`)."""
+        for start, actions in reversed(turns):
+            states = [start]
+            for action in actions[:-1]:
+                states.append(states[-1].apply(action))
+            for state, action in reversed(list(zip(states, actions, strict=True))):
+                self._undo(self.profile.plan(state, action), pause)
 
     def _doable(self, moves: Sequence[Move]) -> bool:
         """Whether a hand can make `moves` on the board as it is: pieces where they are taken
@@ -667,15 +687,14 @@ class PeopleSoak(GameSoak):
             return False
         start, actions = self.undoable
         moves = self._moves(start, actions)
-        if any(isinstance(m, Step) and m.slide for m in moves):
-            return False
         pending = bool(self.state.obligations)
-        if pending and self.rng.random() >= P_TAKEBACK_PENDING:
+        slid = any(isinstance(m, Step) and m.slide for m in moves)
+        if (slid or pending) and not self._only_a_takeback(start):
             return False
         with self._doing("takeback mid-obligation" if pending else "takeback"):
             self.tally.takebacks += 1
             try:
-                self._undo(moves, BRISK)  # in one go: the board never still half undone
+                self._undo_turns([(start, actions)], BRISK)  # in one go: never still half undone
             except (WorldError, ValueError):  # no hand could: nothing for the board to judge
                 self.lost = True
                 return False
@@ -693,6 +712,40 @@ class PeopleSoak(GameSoak):
         self.turn_actions = ()
         self.undoable = self.last_turn = None
         return True
+
+    def _only_a_takeback(self, before: State) -> bool:
+        """Whether the board, shown `before` again, can read it only as the takeback: it
+        shows something else than now (a slide and the reply sliding it back leave nothing to
+        take back), no legal turn from the turn's start makes it (a group slid back is the
+        next player's slide too), and, while an obligation waits, it is not the obligation
+        done, in part or whole (a placed tile taken off is a tile cleared too)."""
+        profile, referee = self.profile, self.session.referee
+        frame = profile.render(before)
+        if frame == profile.render(referee.position):
+            return False
+        if not self.state.obligations:
+            return not self._calls_a_move(frame)
+        position = referee.position
+        done = position.apply(CARRY_OUT)
+        if frame == profile.render(done) or profile.lifted_from(frame, done) is not None:
+            return False
+        return carrying(profile, position, frame).frame != frame
+
+    def _calls_a_move(self, frame: int) -> bool:
+        """Whether some reading of turns from the turn's start gives the board `frame`, or
+        the rules forbid what it shows (both are judged before a takeback)."""
+        referee = self.session.referee
+        if forbidden(self.profile, referee.position, frame) is not None:
+            return True
+        start = self.profile.render(referee.turn_start)
+        cells = referee.matcher.game_cells(self.profile.sensors.spots(frame ^ start))
+        try:
+            found = referee.matcher.search(
+                referee.turn_start, frame, cells, across=referee.matcher.any_reply
+            )
+        except SearchLimitError:
+            return True
+        return bool(found.exact or found.endings)
 
     # Tiles nudged.
 
