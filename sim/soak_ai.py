@@ -17,10 +17,15 @@ carelessly:
   same move, shows it again, and takes it when it is made, never playing it twice;
 - a takeback: the person puts the board's reply and their own turn back. One piece each: in
   either order, quickly or one piece first, and the board must light what is left of the
-  takeback (the person puts the other piece back by those lights alone). Turns of tiles or of
-  several pieces: undone in one go, the board's reply first. Either way the board must never
-  call it a mistake, undo both, and the person moves again. Not after a turn that slid pieces,
-  carried off a capture or made a choice: no hand puts those back as they were;
+  takeback (the person puts the other piece back by those lights alone). Turns of tiles, of
+  several pieces or of a slid Lance group: undone in one go, the board's reply first, a slid
+  group slid back together. Either way the board must never call it a mistake, undo both, and
+  the person moves again. Not after a turn that carried off a capture or made a choice (no
+  hand puts those back as they were), nor where the board put back could as well be a turn
+  of the person's (a group slid back is one);
+- a takeback mid-obligation: the person's own turn that won a Lance bout put back before its
+  tiles are cleared: the board must take it back alone (the board's own turns carry their
+  obligations out with them, made by hand: no takeback comes between);
 - a quick hand: the person's own next piece put down the moment the board's move is made,
   before the board settled; after the board's winning move, a stray piece of the person's (the
   win must stand, the piece only something to clear).

@@ -16,7 +16,8 @@ the game starts (`Profile.layout`). Wherever the rules allow it, the hands make:
 - obligations carried out at once (within the settle time of the turn that made them), in part
   (the board still between the pieces, each one progress), late, in the wrong place (a captured
   piece in a supply it does not go to, then moved on), or after the next player tried to go first;
-- a takeback of the last turn, however many actions it had, also while its obligation waits;
+- a takeback of the last turn, however many actions it had (a slid group slid back together),
+  also while its obligation waits, wherever the board put back is nothing but the takeback;
 - a piece changed in place (a token turned over on its square) as soon as the rules allow it,
   at once after the turn that made it possible;
 - a fault as a piece lands: an expander reset 0.1 s after it; the board must take the move only
