@@ -395,13 +395,19 @@ class PeopleSoak(GameSoak):
         """The next player's whole turn, started before the board settled on the last one, where
         the frames can be read only as the two turns made: a tile slid right, then at once slid
         left past where it began by the next player, shows the same frames as the first
-        player's slide left, and the board reads one turn there by design."""
+        player's slide left, and the board reads one turn there by design; and a tile put on e5
+        and slid two down, at once, reads as well as one put on e4 and slid one (as in a whole
+        turn, `_read_as_made`)."""
         self.tally.fast_replies += 1
         for _ in range(TRIES):
             reply = self._turn_from(self.state, self.state.turn)
             readings = self._readings(self.turn_start, [*self.turn_made, *reply], across=True)
             if readings and all(
-                r.previous is not None and r.previous.state == self.state for r in readings
+                r.previous is not None
+                and r.previous.state == self.state
+                and r.previous.actions == tuple(self.turn_made)
+                and r.actions == tuple(reply)
+                for r in readings
             ):
                 return self._go_through(reply[0], reply[1:])
         return []
