@@ -416,7 +416,8 @@ class GameSoak:
         self._keep_example(figure, event)
 
     def _keep_example(self, figure: str, event: Event | str | None) -> None:
-        """Keeps one of the first few failures with what replays it."""
+        """Keeps a failure with the game's number, seed, turn and virtual time, while fewer
+        than `EXAMPLES` are kept: what `soak --seed` needs to replay it."""
         tally = self.tally
         if len(tally.examples) < EXAMPLES:
             tally.examples.append(
@@ -491,7 +492,7 @@ class GameSoak:
         rng = self.rng
         self.at_turn = self.state.turn
         self._trouble()
-        if rng.random() < P_TAKEBACK and self.takeback():
+        if rng.random() < self._takeback_odds() and self.takeback():
             action = self._choose()
             if action is None:
                 return False
@@ -506,6 +507,10 @@ class GameSoak:
             if noise:
                 self.noise()
             return self._make(action, faulted)
+
+    def _takeback_odds(self) -> float:
+        """How likely the hands are to take the last turn back before the next action."""
+        return P_TAKEBACK
 
     def _trouble(self) -> None:
         """What happens on the board before a legal action: a mistake, a knock, a bump."""
@@ -946,6 +951,7 @@ class GameSoak:
         self.tally.knocks += knock
         self._mistake_put_right(
             "knock" if knock else "mistake",
+            f"{place_label(source)} to {place_label(target)}",
             partial(self._hand, source, target, knock),
             partial(self._hand, target, source, knock),
             None if knock else self._rule_broken(source, target),
@@ -954,41 +960,52 @@ class GameSoak:
     def _mistake_put_right(
         self,
         kind: str,
+        made: str,
         wrong: Callable[[], None],
         back: Callable[[], None],
         rule: str | None = None,
     ) -> None:
-        """A mistake of `kind`, made and put right (`_put_right`), counted as made, caught and
-        recovered from."""
+        """A mistake of `kind` (`made` says what the hands did), made and put right
+        (`_put_right`), counted as made, caught and recovered from; one not caught or not
+        recovered from is kept as an example, with what the board said meanwhile."""
         tally = self.tally
         tally.illegal_made += 1
         with self._doing(kind):
-            caught, recovered = self._put_right(wrong, back, rule)
-        tally.illegal_caught += caught
-        tally.recovered += recovered
+            answer = self._put_right(wrong, back, rule)
+            if not answer.caught:
+                self._keep_example("not_caught", answer.describe(made))
+            elif not answer.recovered:
+                self._keep_example("not_recovered", answer.describe(made))
+        tally.illegal_caught += answer.caught
+        tally.recovered += answer.recovered
 
     def _put_right(
         self, wrong: Callable[[], None], back: Callable[[], None], rule: str | None = None
-    ) -> tuple[bool, bool]:
+    ) -> PutRight:
         """Something wrong done by hand, then undone: whether the board said `illegal` (and
         accepted nothing), and whether it then said `restored` and agrees with the game. The
         refusal must name `rule` where the soak knows it, and some rule in any case."""
         wrong()
         self._wait(ACCEPT_WAIT, until=Illegal)
-        events = self._new_events()
-        refusals = [e for e in events if isinstance(e, Illegal)]
+        made = self._new_events()
+        refusals = [e for e in made if isinstance(e, Illegal)]
         caught = bool(refusals)
         if refusals:
             self._judge_reason(refusals[0], rule)
-        for event in events:
+        for event in made:
             if isinstance(event, Moved | Partial | TakenBack | Fulfilled):
                 self._blame("false_accepts", 1, event)
         back()
         self._wait(ACCEPT_WAIT, until=Restored)
-        events = self._new_events()
-        restored = any(isinstance(e, Restored) for e in events)
-        self._unexpected(events)
-        return caught, caught and restored and self._agree()
+        undone = self._new_events()
+        restored = any(isinstance(e, Restored) for e in undone)
+        self._unexpected(undone)
+        return PutRight(
+            caught,
+            caught and restored and self._agree(),
+            tuple(map(_said, made)),
+            tuple(map(_said, undone)),
+        )
 
     def _hand(self, source: Place, target: Place, slide: bool = False) -> None:
         """Moves the top piece of `source` to `target` at a hand's pace."""
@@ -1071,7 +1088,8 @@ class GameSoak:
 
     def _calls_illegal(self, frame: int) -> bool:
         """Whether the board showing the raw `frame` is one the referee must call illegal: no
-        legal continuation, takeback or hand merely holding pieces explains it."""
+        legal continuation, takeback (also one against the board under way, some of it put
+        back) or hand merely holding pieces explains it."""
         profile, state, referee = self.profile, self.state, self.session.referee
         seen = profile.canonical(frame)
         if seen == profile.render(state) or profile.lifted_from(seen, state) is not None:
@@ -1079,6 +1097,8 @@ class GameSoak:
         start = referee.turn_start
         if referee.history.takeback_depth(seen, start, profile.render):
             return False
+        if referee.on_the_way_back(seen):
+            return False  # against the board: a takeback under way, the rest of it lit
         matcher = referee.matcher
         try:
             found = matcher.search(
@@ -1093,6 +1113,35 @@ class GameSoak:
         from the turn's start."""
         start = self.profile.render(self.session.referee.turn_start)
         return self.session.referee.matcher.game_cells(self.profile.sensors.spots(seen ^ start))
+
+
+@dataclass(frozen=True)
+class PutRight:
+    """How the board answered something wrong done by hand and then undone."""
+
+    caught: bool
+    """It said `illegal`."""
+    recovered: bool
+    """It then said `restored` and agrees with the game as played."""
+    made: tuple[str, ...]
+    """What it said while the wrong thing stood."""
+    undone: tuple[str, ...]
+    """What it said once it was undone."""
+
+    def describe(self, what: str) -> str:
+        """`what` the hands did and what the board said to it: an example's event."""
+        made = "; ".join(self.made) or "nothing"
+        undone = "; ".join(self.undone) or "nothing"
+        return f"made {what}; the board said: {made}; once undone: {undone}"
+
+
+def _said(event: Event) -> str:
+    """An event as the board said it, short enough for an example: its type and its fields
+    that are set."""
+    data = event.to_dict()
+    kind, at = data.pop("type"), data.pop("t")
+    fields = ", ".join(f"{k}={v}" for k, v in data.items() if v not in (None, "", (), []))
+    return f"{kind} at {at:.3f} s" + (f": {fields}" if fields else "")
 
 
 _EVENT_OF: dict[str, type[Event]] = {"move": Moved, "partial": Partial, "fulfilled": Fulfilled}

@@ -18,10 +18,15 @@ when asked, and the board plays on. Sometimes carelessly:
   same move, shows it again, and takes it when it is made, never playing it twice;
 - a takeback: the person puts the board's reply and their own turn back. One piece each: in
   either order, quickly or one piece first, and the board must light what is left of the
-  takeback (the person puts the other piece back by those lights alone). Turns of tiles or of
-  several pieces: undone in one go, the board's reply first. Either way the board must never
-  call it a mistake, undo both, and the person moves again. Not after a turn that slid pieces,
-  carried off a capture or made a choice: no hand puts those back as they were;
+  takeback (the person puts the other piece back by those lights alone). Turns of tiles, of
+  several pieces or of a slid Lance group: undone in one go, the board's reply first, a slid
+  group slid back together. Either way the board must never call it a mistake, undo both, and
+  the person moves again. Not after a turn that carried off a capture or made a choice (no
+  hand puts those back as they were), nor where the board put back could as well be a turn
+  of the person's (a group slid back is one);
+- a takeback mid-obligation: the person's own turn that won a Lance bout put back before its
+  tiles are cleared: the board must take it back alone (the board's own turns carry their
+  obligations out with them, made by hand: no takeback comes between);
 - a quick hand: the person's own next piece put down the moment the board's move is made,
   before the board settled; after the board's winning move, a stray piece of the person's (the
   win must stand, the piece only something to clear).
@@ -50,7 +55,7 @@ from magboard.firmware.events import (
 )
 from magboard.firmware.games import CARRY_OUT, END_TURN, PASS, Action, Game, GameError, State
 from magboard.firmware.profiles import Step, TileStep
-from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, place_label
+from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, place_label, place_label_any
 
 from . import soak
 from .following import follow_lights
@@ -337,6 +342,7 @@ class BoardSoak(PeopleSoak):
         self.tally.board_wrong_squares += 1
         self._mistake_put_right(
             "the board's piece on a square not lit",
+            f"the board's piece from {place_label_any(source)} to {place_label(wrong)}",
             lambda: self._carry(source, wrong),
             lambda: self._carry(wrong, source),
         )
@@ -395,6 +401,8 @@ class BoardSoak(PeopleSoak):
         # a quick reply, nothing: the person's turn is the last).
         whole = not self.in_parts
         self.reply = board_move if whole and self._can_put_back(board_move) else None
+        if self.reply is None:
+            self.undoable = None  # the person's last turn is under a reply no hand puts back
         self.in_parts = bool(self.turn_actions)  # the board's turn still in parts goes on
         if quick and after_win:
             ok = self._stray_after_win()
@@ -413,16 +421,14 @@ class BoardSoak(PeopleSoak):
         return ok and self._agree()
 
     def _can_put_back(self, turn: Turn) -> bool:
-        """Whether a hand can put `turn` back as it was: no slide, no capture carried off,
-        no choice (the seat button that ended it needs no undoing), and the game not over by
-        it."""
+        """Whether a hand can put `turn` back as it was: no capture carried off, no choice
+        (the seat button that ended it needs no undoing), nothing left to carry out, and the
+        game not over by it. A slid group goes back as it came."""
         start, actions = turn
         state = start
         for action in actions:
             steps = self.profile.plan(state, action)
             if action == CARRY_OUT or not (steps or action == END_TURN):
-                return False
-            if any(isinstance(s, Step) and s.slide for s in steps):
                 return False
             state = state.apply(action)
         return state.outcome() is None and not state.obligations
@@ -496,26 +502,37 @@ class BoardSoak(PeopleSoak):
 
     def takeback(self) -> bool:
         """The person's last turn put back with the board's reply to it; the board must undo
-        both, its reply first, and call nothing on the way a mistake."""
-        if self.undoable is None or self.reply is None or self.turn_actions:
+        both, its reply first, and call nothing on the way a mistake. A turn of the person's
+        with no reply yet, as it left something to carry out (a Lance bout won, its tiles to
+        clear), is put back alone, while the obligation waits. (The board's own obligations
+        are made with its turn, by hand: no takeback comes between.)"""
+        if self.undoable is None or self.turn_actions or self.state.choices():
             return False
-        if self.state.choices() or self.state.obligations:
-            return False
+        if self.reply is None:  # the person's turn is the last: it won a Lance bout, say
+            return bool(self.state.obligations) and super().takeback()
         if not self._can_put_back(self.undoable):
+            return False
+        if self._slid(self.undoable, self.reply) and not self._only_a_takeback(self.undoable[0]):
             return False
         with self._doing("takeback against the board"):
             return self._take_back_both(self.undoable, self.reply)
+
+    def _slid(self, *turns: Turn) -> bool:
+        """Whether a group was slid in `turns`: slid back, it may be a slide of the next
+        player's too."""
+        moves = [m for turn in turns for m in self._moves(*turn)]
+        return any(isinstance(m, Step) and m.slide for m in moves)
 
     def _take_back_both(self, own: tuple[State, tuple[Action, ...]], board: Turn) -> bool:
         turns = [board, own]
         self.tally.takebacks += 1
         moves = [self._moves(*turn) for turn in turns]
-        if all(len(m) == 1 and isinstance(m[0], Step) for m in moves) and all(
+        if all(len(m) == 1 and isinstance(m[0], Step) and not m[0].slide for m in moves) and all(
             len(actions) == 1 for _, actions in turns
         ):
             self._put_back_pieces(board, own)
         else:
-            self._undo([*moves[1], *moves[0]], BRISK)  # in one go: the board's reply first
+            self._undo_turns([own, board], BRISK)  # in one go: the board's reply first
         self._wait(ACCEPT_WAIT, until=TakenBack)
         events = self._new_events()
         taken = [(e.player, e.actions) for e in events if isinstance(e, TakenBack)]

@@ -16,7 +16,8 @@ the game starts (`Profile.layout`). Wherever the rules allow it, the hands make:
 - obligations carried out at once (within the settle time of the turn that made them), in part
   (the board still between the pieces, each one progress), late, in the wrong place (a captured
   piece in a supply it does not go to, then moved on), or after the next player tried to go first;
-- a takeback of the last turn, however many actions it had, also while its obligation waits;
+- a takeback of the last turn, however many actions it had (a slid group slid back together),
+  also while its obligation waits, wherever the board put back is nothing but the takeback;
 - a piece changed in place (a token turned over on its square) as soon as the rules allow it,
   at once after the turn that made it possible;
 - a fault as a piece lands: an expander reset 0.1 s after it; the board must take the move only
@@ -47,8 +48,10 @@ from magboard.firmware.events import (
 from magboard.firmware.games import CARRY_OUT, END_TURN, Action, Game, State
 from magboard.firmware.games.tiles import OPPOSITE, WAYS, block
 from magboard.firmware.profiles import Layout, Step, TileStep
-from magboard.firmware.referee import Reading
-from magboard.hardware.spec import BoardSpec, Cell, Place, Slot
+from magboard.firmware.referee import Reading, SearchLimitError
+from magboard.firmware.referee.carrying import carrying
+from magboard.firmware.referee.explain import forbidden
+from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, place_label_any
 
 from . import soak as careless
 from .pipeline_bench import every_reading
@@ -75,8 +78,9 @@ board is never still in the middle of it."""
 P_OUT_OF_ORDER = 0.12
 """Before an action of a turn of several: one the rules forbid in that order, then undone."""
 P_NUDGE = 0.06
-P_TAKEBACK_PENDING = 0.5
-"""Of takebacks the hands could make while the last turn's obligation waits: made."""
+P_TAKEBACK_PENDING = 0.2
+"""Of the moments the last turn's obligation waits: the turn taken back (more often than
+other turns: a turn that leaves an obligation is rarer, and a won bout's the rarest)."""
 P_AT_ONCE = 0.3
 """Of turns that leave an obligation: carried out straight after, before the board settled."""
 P_LATE = 0.25
@@ -175,6 +179,9 @@ class PeopleSoak(GameSoak):
 
     def _turn(self, action: Action) -> bool:
         return super()._turn(action) and not self.lost
+
+    def _takeback_odds(self) -> float:
+        return P_TAKEBACK_PENDING if self.state.obligations else careless.P_TAKEBACK
 
     def _trouble(self) -> None:
         super()._trouble()
@@ -277,14 +284,28 @@ class PeopleSoak(GameSoak):
             self._wait(end - self.clock.now() + pause / 2)
 
     def _undo(self, moves: Sequence[Move], pause: float) -> None:
-        """The hand's movements undone, last first."""
+        """The hand's movements undone, last first; a slid group pushed back together (the
+        movements of one action: a group slid by another action goes back by itself)."""
+        slid = [m for m in moves if isinstance(m, Step) and m.slide]
+        if slid:
+            self._do([Step(m.target, m.source, slide=True) for m in slid], pause)
         for move in reversed(moves):
             if isinstance(move, TileStep):
                 x, y = move.tile
                 dx, dy = WAYS.get(move.way, (0, 0))
                 self._do([TileStep((x + dx, y + dy), OPPOSITE[move.way])], pause)
-            else:
-                self._do([Step(move.target, move.source, move.slide)], pause)
+            elif not move.slide:
+                self._do([Step(move.target, move.source)], pause)
+
+    def _undo_turns(self, turns: Sequence[tuple[State, Sequence[Action]]], pause: float) -> None:
+        """Turns undone by hand, the last action of the last turn first, each action's
+        movements by themselves (`_undo`)."""
+        for start, actions in reversed(turns):
+            states = [start]
+            for action in actions[:-1]:
+                states.append(states[-1].apply(action))
+            for state, action in reversed(list(zip(states, actions, strict=True))):
+                self._undo(self.profile.plan(state, action), pause)
 
     def _doable(self, moves: Sequence[Move]) -> bool:
         """Whether a hand can make `moves` on the board as it is: pieces where they are taken
@@ -370,13 +391,19 @@ class PeopleSoak(GameSoak):
         """The next player's whole turn, started before the board settled on the last one, where
         the frames can be read only as the two turns made: a tile slid right, then at once slid
         left past where it began by the next player, shows the same frames as the first
-        player's slide left, and the board reads one turn there by design."""
+        player's slide left, and the board reads one turn there by design; and a tile put on e5
+        and slid two down, at once, reads as well as one put on e4 and slid one (as in a whole
+        turn, `_read_as_made`)."""
         self.tally.fast_replies += 1
         for _ in range(TRIES):
             reply = self._turn_from(self.state, self.state.turn)
             readings = self._readings(self.turn_start, [*self.turn_made, *reply], across=True)
             if readings and all(
-                r.previous is not None and r.previous.state == self.state for r in readings
+                r.previous is not None
+                and r.previous.state == self.state
+                and r.previous.actions == tuple(self.turn_made)
+                and r.actions == tuple(reply)
+                for r in readings
             ):
                 return self._go_through(reply[0], reply[1:])
         return []
@@ -458,7 +485,11 @@ class PeopleSoak(GameSoak):
             return
         moves, rule = found
         self._mistake_put_right(
-            "out of order", partial(self._do, moves, BRISK), partial(self._undo, moves, BRISK), rule
+            "out of order",
+            _moves_made(moves),
+            partial(self._do, moves, BRISK),
+            partial(self._undo, moves, BRISK),
+            rule,
         )
 
     def _find_out_of_order(self) -> tuple[list[Move], str] | None:
@@ -620,11 +651,11 @@ class PeopleSoak(GameSoak):
             return
         self.tally.moved_first += 1
         with self._doing("moved before the obligation"):
-            _, refused = self._put_right(
+            answer = self._put_right(
                 partial(self._carry, step.source, step.target),
                 partial(self._carry, step.target, step.source),
             )
-        self.tally.moved_first_refused += refused
+        self.tally.moved_first_refused += answer.recovered
 
     def _first_move(self) -> Step | None:
         """A piece action the next player could make once the obligation is done, by one hand
@@ -654,7 +685,11 @@ class PeopleSoak(GameSoak):
     ) -> None:
         """A mistake of `kind`: a piece carried from `source` to `target`, then back."""
         self._mistake_put_right(
-            kind, partial(self._carry, source, target), partial(self._carry, target, source), rule
+            kind,
+            f"{place_label_any(source)} to {place_label_any(target)}",
+            partial(self._carry, source, target),
+            partial(self._carry, target, source),
+            rule,
         )
 
     def _carry(self, source: str | Place, target: str | Place) -> None:
@@ -671,15 +706,14 @@ class PeopleSoak(GameSoak):
             return False
         start, actions = self.undoable
         moves = self._moves(start, actions)
-        if any(isinstance(m, Step) and m.slide for m in moves):
-            return False
         pending = bool(self.state.obligations)
-        if pending and self.rng.random() >= P_TAKEBACK_PENDING:
+        slid = any(isinstance(m, Step) and m.slide for m in moves)
+        if (slid or pending) and not self._only_a_takeback(start):
             return False
         with self._doing("takeback mid-obligation" if pending else "takeback"):
             self.tally.takebacks += 1
             try:
-                self._undo(moves, BRISK)  # in one go: the board never still half undone
+                self._undo_turns([(start, actions)], BRISK)  # in one go: never still half undone
             except (WorldError, ValueError):  # no hand could: nothing for the board to judge
                 self.lost = True
                 return False
@@ -698,6 +732,40 @@ class PeopleSoak(GameSoak):
         self.undoable = self.last_turn = None
         return True
 
+    def _only_a_takeback(self, before: State) -> bool:
+        """Whether the board, shown `before` again, can read it only as the takeback: it
+        shows something else than now (a slide and the reply sliding it back leave nothing to
+        take back), no legal turn from the turn's start makes it (a group slid back is the
+        next player's slide too), and, while an obligation waits, it is not the obligation
+        done, in part or whole (a placed tile taken off is a tile cleared too)."""
+        profile, referee = self.profile, self.session.referee
+        frame = profile.render(before)
+        if frame == profile.render(referee.position):
+            return False
+        if not self.state.obligations:
+            return not self._calls_a_move(frame)
+        position = referee.position
+        done = position.apply(CARRY_OUT)
+        if frame == profile.render(done) or profile.lifted_from(frame, done) is not None:
+            return False
+        return carrying(profile, position, frame).frame != frame
+
+    def _calls_a_move(self, frame: int) -> bool:
+        """Whether some reading of turns from the turn's start gives the board `frame`, or
+        the rules forbid what it shows (both are judged before a takeback)."""
+        referee = self.session.referee
+        if forbidden(self.profile, referee.position, frame) is not None:
+            return True
+        start = self.profile.render(referee.turn_start)
+        cells = referee.matcher.game_cells(self.profile.sensors.spots(frame ^ start))
+        try:
+            found = referee.matcher.search(
+                referee.turn_start, frame, cells, across=referee.matcher.any_reply
+            )
+        except SearchLimitError:
+            return True
+        return bool(found.exact or found.endings)
+
     # Tiles nudged.
 
     def nudge(self) -> None:
@@ -708,7 +776,10 @@ class PeopleSoak(GameSoak):
         tile, way = found
         self.tally.tiles_nudged += 1
         self._mistake_put_right(
-            "tile nudged", partial(self._push, tile, way), partial(self._push, tile, OPPOSITE[way])
+            "tile nudged",
+            f"tile {tile.id} pushed {way}",
+            partial(self._push, tile, way),
+            partial(self._push, tile, OPPOSITE[way]),
         )
 
     def _push(self, tile: Tile, way: str) -> None:
@@ -1041,3 +1112,15 @@ def _slid_way(slid: Sequence[Step]) -> tuple[tuple[int, int], int]:
     dx, dy = target[0] - source[0], target[1] - source[1]
     distance = max(abs(dx), abs(dy))
     return (dx // distance, dy // distance), distance
+
+
+def _moves_made(moves: Sequence[Move]) -> str:
+    """A hand's movements in words, for an example of what went wrong."""
+    return ", ".join(map(_move_made, moves))
+
+
+def _move_made(move: Move) -> str:
+    if isinstance(move, TileStep):
+        return f"the tile at {place_label_any(move.tile)} {move.way}"
+    how = "slid" if move.slide else "carried"
+    return f"{place_label_any(move.source)} {how} to {place_label_any(move.target)}"

@@ -400,8 +400,8 @@ class RemoteGameSoak:
         def back() -> None:
             home.session.give(undo[0], home.session.take(undo[1]))
 
-        caught, recovered = home._put_right(wrong, back)
-        self.tally.takebacks_refused += caught and recovered
+        answer = home._put_right(wrong, back)
+        self.tally.takebacks_refused += answer.recovered
 
     # The other board.
 

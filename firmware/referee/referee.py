@@ -1224,12 +1224,8 @@ class Referee:
         back; the takeback itself comes when the board shows the position before the person's
         move. True if `frame` is such a board."""
         target = self._takeback_target()
-        if target is None:
+        if target is None or not self.on_the_way_back(frame):
             return False
-        current, before = self.profile.render(self.position), self.profile.render(target)
-        changed = frame ^ current
-        if not changed or changed & ~(current ^ before):
-            return False  # not on the way back: something else changed too
         difference = self.profile.difference(raw, target)
         if self.status.phase != Phase.TAKING_BACK:
             self.emit(Note(now, f"taking back {self._taken_back_text()}: put back what is lit"))
@@ -1240,6 +1236,18 @@ class Referee:
             # The last move is being taken back: only what is left to put back is lit.
             self.status = replace(shown, last_move=frozenset(), last_mover=None)
         return True
+
+    def on_the_way_back(self, frame: int) -> bool:
+        """Against the board, whether `frame` is on the way back to the position before the
+        person's last move (`_takeback_target`): something has changed, and only what that
+        position has otherwise. A tile of the right colour from a box on a cell the takeback
+        fills is such a step, whichever tile it is: tiles of one colour are all alike."""
+        target = self._takeback_target()
+        if target is None:
+            return False
+        current, before = self.profile.render(self.position), self.profile.render(target)
+        changed = frame ^ current
+        return bool(changed) and not changed & ~(current ^ before)
 
     def _takeback_target(self) -> State | None:
         """Against the board, with takebacks on: the position before the person's last move,

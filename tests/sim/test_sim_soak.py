@@ -8,6 +8,7 @@ import pytest
 
 from magboard.firmware.engine.opponent import AiSeat, Level
 from magboard.firmware.games import CARRY_OUT
+from magboard.firmware.referee import Referee
 from magboard.host import cli
 from magboard.sim import soak as soak_module
 from magboard.sim import soak_ai, soak_people
@@ -120,6 +121,23 @@ def test_what_goes_wrong_is_kept_with_the_game_and_turn_to_replay_it(monkeypatch
     assert len(tally.examples) <= soak_module.EXAMPLES
     assert sum(f["missed"] for f in tally.kinds.values()) == tally.missed
     assert "missed while legal move: game 1" in soak_module.format_examples(tally)
+
+
+def test_a_mistake_the_board_does_not_refuse_is_kept_with_what_was_made(monkeypatch):
+    """A board that never says `illegal`: every mistake is counted not caught and not
+    recovered from, and the first are kept with the game, its seed, the turn, the time, what
+    the hands made and what the board said."""
+    monkeypatch.setattr(soak_module, "P_MISTAKE", 1.0)
+    monkeypatch.setattr(Referee, "_illegal", lambda self, raw, now, detail="": None)
+    tally = soak("tic-tac-toe", "mini", games=1, seed=3)
+    assert tally.illegal_made > 0 and tally.illegal_caught == tally.recovered == 0
+    assert f"{tally.illegal_made} mistakes not caught" in tally.failures
+    first = next(e for e in tally.examples if e["figure"] == "not_caught")
+    assert first["kind"] == "mistake" and first["game"] == 1 and first["game_seed"] > 0
+    assert first["virtual_time"] > 0
+    made, said = first["event"].split("; the board said: ")
+    assert made.startswith("made ") and " to " in made and "illegal" not in said
+    assert "not_caught while mistake: game 1" in soak_module.format_examples(tally)
 
 
 def test_a_failure_is_reported_and_fails_the_command():
@@ -299,10 +317,22 @@ def test_the_board_plays_every_game_its_tiles_slides_and_boxes_made_by_hand(
     assert tally.board_moves == tally.board_moves_made > 0
     assert tally.board_wrong_squares > 0 and tally.board_power_cuts > 0
     assert tally.clears_ok == tally.boards_cleared == tally.games
+    assert tally.taken_back == tally.takebacks > 0
+    kinds = ("takeback against the board", "takeback mid-obligation")
+    assert sum(tally.kinds.get(kind, {}).get("made", 0) for kind in kinds) == tally.takebacks
+
+
+def test_a_lance_bout_won_against_the_board_is_taken_back_while_its_tiles_wait(monkeypatch):
+    """The person wins a bout, and, before its tiles are cleared, puts the board back as it
+    was before the winning turn, slid groups slid back: the board takes that turn back, and
+    the bout with it. Takebacks of a turn and the board's reply to it, slides and all, are
+    carried out exactly too."""
+    monkeypatch.setattr(soak_people, "P_TAKEBACK_PENDING", 1.0)
+    tally = soak("lance-assembly", "r1", games=1, seed=3, ai=AiSeat(1), budget=0.05)
+    consistent(tally)
+    assert tally.kinds["takeback mid-obligation"]["made"] > 0
+    assert tally.kinds["takeback against the board"]["made"] > 0
     assert tally.taken_back == tally.takebacks
-    assert tally.kinds.get("takeback against the board", {}).get("made", 0) == tally.takebacks
-    if game != "lance-assembly":  # a slid row is never taken back by hand
-        assert tally.takebacks > 0
 
 
 def test_the_command_plays_against_the_board(capsys):
