@@ -64,7 +64,7 @@ class Shift(Action):
     @property
     def touches(self) -> frozenset[Cell]:
         """The two cells the tile leaves and the two it comes to cover."""
-        return frozenset(set(block(self.tile)) ^ set(block(self.target)))
+        return _shift_touches(self.tile, self.way)
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,13 @@ class Lattice:
     ) -> list[TileAction]:
         """The actions tile number `moving` may take now: quarter turns always (a tile turns
         in its own footprint), shifts where they are allowed and it may lie; never the undoing
-        of `last`."""
+        of `last`. Worked out once per place of the tiles: the positions a search weighs share
+        them (the meeple placed anywhere, the same tile to move)."""
+        return list(_tile_actions(self, tiles, moving, shifts, last))
+
+    def _listed_tile_actions(
+        self, tiles: tuple[Cell, ...], moving: int, shifts: bool, last: str
+    ) -> tuple[TileAction, ...]:
         origin = tiles[moving]
         undo = OPPOSITE.get(last)
         found: list[TileAction] = []
@@ -143,7 +149,7 @@ class Lattice:
         for clockwise in (True, False):
             if ("cw" if clockwise else "ccw") != undo:
                 found.append(QuarterTurn(origin, clockwise))
-        return found
+        return tuple(found)
 
     def carried(self, board: bytes, origin: Cell, action: TileAction) -> bytes:
         """`board` with the pieces on the tile at `origin` carried by `action`."""
@@ -165,6 +171,21 @@ class Lattice:
         for i, piece in zip(targets, pieces, strict=True):
             moved[i] = piece
         return bytes(moved)
+
+
+@lru_cache(maxsize=1 << 14)
+def _tile_actions(
+    lattice: Lattice, tiles: tuple[Cell, ...], moving: int, shifts: bool, last: str
+) -> tuple[TileAction, ...]:
+    return lattice._listed_tile_actions(tiles, moving, shifts, last)
+
+
+@cache
+def _shift_touches(tile: Cell, way: str) -> frozenset[Cell]:
+    """`Shift.touches`, worked out once per tile place and way: the referee's search asks it
+    of every shift it weighs, to keep to the cells the board saw change."""
+    dx, dy = WAYS[way]
+    return frozenset(set(block(tile)) ^ set(block((tile[0] + dx, tile[1] + dy))))
 
 
 @lru_cache(maxsize=1 << 14)

@@ -15,8 +15,9 @@ from magboard.hardware.spec import BoardSpec
 
 
 def current_ma(pixels: Sequence[RGB], spec: BoardSpec) -> float:
-    """Estimated current of the chain showing `pixels`, in mA."""
-    total = sum(r + g + b for r, g, b in pixels)
+    """Estimated current of the chain showing `pixels`, in mA. Summed without unpacking each
+    pixel in Python: every LED frame the board offers is weighed, after every stable scan."""
+    total = sum(map(sum, pixels))
     return total / 255 * spec.power.max_brightness * spec.power.led_channel_ma
 
 

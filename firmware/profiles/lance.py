@@ -92,7 +92,7 @@ class LanceProfile(Profile):
         one, so a position is weighed only against the frames with as many of them. Kept for
         the last few sets of frames asked about, as a search asks of the same ones for every
         position it weighs."""
-        key = frozenset(frames)
+        key = frames if isinstance(frames, frozenset) else frozenset(frames)
         known = self._grouped
         grouped = known.get(key)
         if grouped is None:

@@ -41,6 +41,11 @@ def witness(profile: Profile, trail: Sequence[int], reading: Reading) -> int | N
     `reading`'s position with nothing added, and only pieces in hands missing elsewhere; None
     if no frame does."""
     shown = profile.render(reading.state)
+    if all(frame & ~shown for frame in trail):
+        # Every frame adds a piece the position lacks: the usual answer where the search asks
+        # of every turn it completes (is a reply to it to be sought?), found before the places
+        # that changed are worked out.
+        return None
     changed = profile.sensors.cover((trail[0] ^ shown) & profile.sensors.cells_mask)
     for index, frame in enumerate(trail):
         if not (frame ^ shown) & changed and not frame & ~shown:

@@ -140,9 +140,12 @@ class Matcher:
         passed: Collection[int],
     ) -> Found:
         render, may_become_any = self.profile.render, self.profile.may_become_any
-        heading: Collection[int] = (frame,)
+        # Frozen once for the whole search: a profile may look its targets up by the set of
+        # frames asked about, and a frozen set's hash is worked out only once.
+        alone = frozenset((frame,))
+        heading = alone
         if across is not None:
-            heading = {frame, *passed} if passed else ()
+            heading = frozenset((frame, *passed)) if passed else frozenset()
         deadline = self.timer() + self.max_seconds
         exact: list[Reading] = []
         endings: list[Reading] = []
@@ -159,7 +162,7 @@ class Matcher:
                 )
             # Hoisted out of the loop over actions: a search makes up thousands of positions.
             state, turn, previous = node.state, node.start.turn, node.previous
-            goals = heading if previous is None else (frame,)
+            goals = heading if previous is None else alone
             for action in state.actions_within(cells):
                 after = state.successor(action)
                 over = after.outcome() is not None
