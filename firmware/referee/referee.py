@@ -42,7 +42,7 @@ from magboard.hardware.spec import Place, place_label
 
 from .carrying import Carrying, carrying, step_places
 from .evidence import Refused, best_explained, in_frame_order, in_order, reply_cells, witness
-from .explain import explain, forbidden, misordered
+from .explain import NO_RULE, explain, forbidden, misordered
 from .history import History, Turn, notation
 from .matcher import Matcher, Reading, SearchLimitError
 from .remote_log import RemoteError, Turns, follow
@@ -415,11 +415,26 @@ class Referee:
             if lifted is not None:
                 self._in_hand(lifted, now, raw)
             else:
-                self._illegal(raw, now, misordered(refused) if refused is not None else "")
+                self._illegal(raw, now, self._why_misordered(raw, frame, refused))
             return
         self._take_back(held.frame, now)
         self._record(frame)
         self._judge_settled(raw, frame, now, self.profile.lifted_from(frame, self.position))
+
+    def _why_misordered(self, raw: int, frame: int, refused: Refused | None) -> str:
+        """Why the rules refuse the turn the frames show (`refused`, if any; else the general
+        word). Where that turn is not the accepted part extended, but one action from the
+        accepted part is what the board shows and the rules name why they refuse it, that is
+        the reason: the lights ask for that action undone, and a meeple stepped again after
+        its tile moved shows the frames of the tile moved before the step."""
+        if refused is None:
+            return ""
+        if refused.rewrites:
+            difference = self.profile.difference(raw, self.position)
+            tried = explain(self.profile, self.position, difference, frame)
+            if tried != NO_RULE:
+                return tried
+        return misordered(refused)
 
     @property
     def wake_at(self) -> float | None:
@@ -448,7 +463,9 @@ class Referee:
             fixed = self._accepted_prefix(reading)
             result = in_frame_order(self.profile, self._trail, reading, fixed)
             if isinstance(result, Refused):
-                refused = refused or result
+                first = reading.turns[0].start
+                rewrites = bool(self._partial) and not fixed and first == self.turn_start
+                refused = refused or replace(result, rewrites=rewrites)
             elif result is not None:
                 told.append(result)
         return told, refused
