@@ -1120,6 +1120,10 @@ class Referee:
             if self.plays_here(self.position.to_move) and self.position.outcome() is None:
                 self._in_hand(early, now, raw)
             return
+        if stable and self._moved_on(frame):
+            self._made(now, frame)
+            self._judge_settled(raw, frame, now, profile.lifted_from(frame, self.position))
+            return
         difference = profile.difference(raw, self.position)
         changed = {*difference.remove, *(place for place, _ in difference.put_back)}
         if changed <= owed.places:
@@ -1144,6 +1148,30 @@ class Referee:
             self.emit(Illegal(now, self.position.to_move, remove, put_back, detail))
             lit = self.status.obligation
             self.status = self._status(Phase.OBLIGATION, now, obligation=lit, difference=difference)
+
+    def _moved_on(self, frame: int) -> bool:
+        """Whether the still `frame` shows the owed turns made and the next player's turn (or
+        its first part) made after them, and no position on the owed turns' way: the power
+        went with a piece of the next player's in the hand, so the board, back, never saw the
+        owed turns made alone, and the piece came down as that player's move."""
+        owed, position, profile = self._owed, self.position, self.profile
+        assert owed is not None
+        if position.obligations or position.outcome() is not None:
+            return False
+        if not self.plays_here(position.to_move):
+            return False
+        for turn in owed.turns:
+            state = turn.start
+            for action in turn.actions:
+                if frame == profile.render(state):
+                    return False
+                state = state.apply(action)
+        cells = self.matcher.game_cells(profile.sensors.spots(frame ^ profile.render(position)))
+        try:
+            found = self.matcher.search(position, frame, cells)
+        except SearchLimitError:
+            return False
+        return bool(found.exact)
 
     def _made(self, now: float, frame: int) -> None:
         owed = self._owed
