@@ -62,7 +62,7 @@ P_POWER_CUT = 0.08
 """Of the board's moves: the power goes while its piece is in the hand."""
 P_OWN_PIECE_FIRST = 0.5
 """Of takebacks: the person's own piece put back before the board's reply (where it is not
-under the reply)."""
+under the reply, and the reply does not stand where it goes back to)."""
 P_TAKEBACK_BY_LIGHTS = 0.5
 """Of takebacks: one piece put back, then, once the board lights what is left, the other by
 those lights alone."""
@@ -515,7 +515,7 @@ class BoardSoak(PeopleSoak):
         (board_step,), (own_step,) = self._moves(*board), self._moves(*own)
         order = [(board[0], board[1][0]), (own[0], own[1][0])]
         if (
-            own_step.target != board_step.target
+            board_step.target not in (own_step.source, own_step.target)
             and rng.random() < P_OWN_PIECE_FIRST
             and not self._a_move_back(own_step)
         ):
