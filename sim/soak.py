@@ -413,6 +413,11 @@ class GameSoak:
         tally = self.tally
         setattr(tally, figure, getattr(tally, figure) + n)
         tally.count(self.doing, figure, n)
+        self._example(figure, event)
+
+    def _example(self, figure: str, event: Event | str | None = None) -> None:
+        """Keeps one of the first few failures, of any figure, with what replays it."""
+        tally = self.tally
         if len(tally.examples) < EXAMPLES:
             tally.examples.append(
                 {
@@ -967,6 +972,8 @@ class GameSoak:
         caught = bool(refusals)
         if refusals:
             self._judge_reason(refusals[0], rule)
+        else:
+            self._example("not caught", _said(events))
         for event in events:
             if isinstance(event, Moved | Partial | TakenBack | Fulfilled):
                 self._blame("false_accepts", 1, event)
@@ -975,7 +982,10 @@ class GameSoak:
         events = self._new_events()
         restored = any(isinstance(e, Restored) for e in events)
         self._unexpected(events)
-        return caught, caught and restored and self._agree()
+        recovered = caught and restored and self._agree()
+        if caught and not recovered:
+            self._example("not recovered", _said(events))
+        return caught, recovered
 
     def _hand(self, source: Place, target: Place, slide: bool = False) -> None:
         """Moves the top piece of `source` to `target` at a hand's pace."""
@@ -1090,6 +1100,11 @@ def _answer(event: Event) -> Expected:
         return ("fulfilled", event.player, ())
     assert isinstance(event, Moved | Partial)
     return ("move" if isinstance(event, Moved) else "partial", event.player, event.actions)
+
+
+def _said(events: Sequence[Event]) -> str:
+    """What the board said, for an example of a failure that is something it did not say."""
+    return f"the board said {[e.to_dict() for e in events]}"
 
 
 def _completes(state: State, action: Action) -> bool:

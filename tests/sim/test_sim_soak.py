@@ -122,6 +122,20 @@ def test_what_goes_wrong_is_kept_with_the_game_and_turn_to_replay_it(monkeypatch
     assert "missed while legal move: game 1" in soak_module.format_examples(tally)
 
 
+def test_a_mistake_not_caught_is_kept_with_the_game_and_turn_to_replay_it(monkeypatch):
+    """A board given no time to answer neither refuses a mistake nor says `restored`: the
+    figures count it, and the first are kept as the other figures' are, to replay them."""
+    monkeypatch.setattr(soak_module, "ACCEPT_WAIT", 0.01)
+    monkeypatch.setattr(soak_module, "P_MISTAKE", 1.0)
+    tally = soak("tic-tac-toe", "mini", games=1, seed=2)
+    assert tally.illegal_caught < tally.illegal_made
+    assert "mistakes not caught" in "; ".join(tally.failures)
+    first = next(e for e in tally.examples if e["figure"] == "not caught")
+    assert first["kind"] == "mistake" and first["game"] == 1 and first["turn"] == 0
+    assert first["game_seed"] > 0 and "the board said" in first["event"]
+    assert "not caught while mistake: game 1" in soak_module.format_examples(tally)
+
+
 def test_a_failure_is_reported_and_fails_the_command():
     tally = Tally(games=1, moves=3, accepted=2, missed=1)
     assert not tally.ok
