@@ -500,6 +500,22 @@ class BoardSoak(PeopleSoak):
         self.undoable = self.last_turn = self.reply = None
         return True
 
+    def _calls_illegal(self, frame: int) -> bool:
+        """Nor where the board, by design, reads `frame` as a takeback under way: every change
+        since its reply agrees with the position before the person's move (a piece slid onto
+        the cell a captured meeple left, where the same kind stood before that move, shows the
+        first step of putting both turns back)."""
+        return super()._calls_illegal(frame) and not self._on_the_way_back(frame)
+
+    def _on_the_way_back(self, frame: int) -> bool:
+        referee, profile = self.session.referee, self.profile
+        target = referee._takeback_target()
+        if target is None:
+            return False
+        current = profile.render(referee.position)
+        changed = profile.canonical(frame) ^ current
+        return bool(changed) and not changed & ~(current ^ profile.render(target))
+
     def _a_move_back(self, step: Step) -> bool:
         """Whether putting the person's piece back where it came from is itself a move the
         rules allow now (a meeple stepping back): made first, it is that move, by design, and
