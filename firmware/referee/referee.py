@@ -1044,7 +1044,7 @@ class Referee:
     def _owe(self, now: float, raw: int, since: State, turns: tuple[Turn, ...]) -> None:
         profile = self.profile
         frame = profile.canonical(raw)
-        self._anchor(self.position, None)
+        self._anchor(self.position, frame)  # what the hands bring from here on is seen arrive
         self._owed = Owed(since, turns, self._changed_by(turns))
         if frame == profile.render(self.position):
             self._made(now, frame)
@@ -1153,12 +1153,20 @@ class Referee:
         """Whether the still `frame` shows the owed turns made and the next player's turn (or
         its first part) made after them, and no position on the owed turns' way: the power
         went with a piece of the next player's in the hand, so the board, back, never saw the
-        owed turns made alone, and the piece came down as that player's move."""
+        owed turns made alone, and the piece came down as that player's move. Only where the
+        board saw what that move puts down arrive: a Lance tile not yet cleared off, on a cell
+        the next player may place on, is the clearing under way."""
         owed, position, profile = self._owed, self.position, self.profile
         assert owed is not None
         if position.obligations or position.outcome() is not None:
             return False
         if not self.plays_here(position.to_move):
+            return False
+        placed = frame & ~profile.render(position)
+        arrived = 0
+        for seen in self._trail[1:]:
+            arrived |= placed & ~seen
+        if not placed or arrived != placed:
             return False
         for turn in owed.turns:
             state = turn.start
