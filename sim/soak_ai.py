@@ -68,7 +68,7 @@ P_POWER_CUT = 0.08
 """Of the board's moves: the power goes while its piece is in the hand."""
 P_OWN_PIECE_FIRST = 0.5
 """Of takebacks: the person's own piece put back before the board's reply (where it is not
-under the reply)."""
+under the reply, and the reply does not stand where it goes back to)."""
 P_TAKEBACK_BY_LIGHTS = 0.5
 """Of takebacks: one piece put back, then, once the board lights what is left, the other by
 those lights alone."""
@@ -548,6 +548,22 @@ class BoardSoak(PeopleSoak):
         self.undoable = self.last_turn = self.reply = None
         return True
 
+    def _calls_illegal(self, frame: int) -> bool:
+        """Nor where the board, by design, reads `frame` as a takeback under way: every change
+        since its reply agrees with the position before the person's move (a piece slid onto
+        the cell a captured meeple left, where the same kind stood before that move, shows the
+        first step of putting both turns back)."""
+        return super()._calls_illegal(frame) and not self._on_the_way_back(frame)
+
+    def _on_the_way_back(self, frame: int) -> bool:
+        referee, profile = self.session.referee, self.profile
+        target = referee._takeback_target()
+        if target is None:
+            return False
+        current = profile.render(referee.position)
+        changed = profile.canonical(frame) ^ current
+        return bool(changed) and not changed & ~(current ^ profile.render(target))
+
     def _a_move_back(self, step: Step) -> bool:
         """Whether putting the person's piece back where it came from is itself a move the
         rules allow now (a meeple stepping back): made first, it is that move, by design, and
@@ -563,7 +579,7 @@ class BoardSoak(PeopleSoak):
         (board_step,), (own_step,) = self._moves(*board), self._moves(*own)
         order = [(board[0], board[1][0]), (own[0], own[1][0])]
         if (
-            own_step.target != board_step.target
+            board_step.target not in (own_step.source, own_step.target)
             and rng.random() < P_OWN_PIECE_FIRST
             and not self._a_move_back(own_step)
         ):

@@ -208,6 +208,9 @@ class Refused:
 
     state: State
     action: Action
+    rewrites: bool = False
+    """The turn so told is not the part of it the board already accepted, extended: the hands
+    would have taken that part back and made the turn another way."""
 
 
 def in_frame_order(

@@ -8,6 +8,9 @@ from magboard.hardware.spec import Slot, place_label
 
 from .evidence import Refused
 
+NO_RULE = "no legal move gives this board"
+"""The refusal that names no rule: nothing the board shows is one action the rules refuse."""
+
 
 def forbidden(profile: Profile, position: State, frame: int) -> str | None:
     """If the board shows `position` with one action made that the rules forbid but the
@@ -54,7 +57,7 @@ def explain(profile: Profile, position: State, difference: Difference, frame: in
                 return _outside(cells[0])
             if not position.is_legal(tried):
                 return position.why_illegal(tried)
-    return "no legal move gives this board"
+    return NO_RULE
 
 
 def _from_a_box(profile: Profile, position: State, cell: Cell, frame: int) -> str | None:

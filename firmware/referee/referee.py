@@ -42,7 +42,7 @@ from magboard.hardware.spec import Place, place_label
 
 from .carrying import Carrying, carrying, step_places
 from .evidence import Refused, best_explained, in_frame_order, in_order, reply_cells, witness
-from .explain import explain, forbidden, misordered
+from .explain import NO_RULE, explain, forbidden, misordered
 from .history import History, Turn, notation
 from .matcher import Matcher, Reading, SearchLimitError
 from .remote_log import RemoteError, Turns, follow
@@ -93,6 +93,8 @@ class Owed:
     places: frozenset[Place]
     """The places they change (every slot of a supply they take from or fill): what the
     hands may touch in making them."""
+    again: bool = False
+    """Owed again after a restart: the board may have missed them made while it was off."""
 
 
 def spot_label(spot: Spot) -> str:
@@ -415,11 +417,26 @@ class Referee:
             if lifted is not None:
                 self._in_hand(lifted, now, raw)
             else:
-                self._illegal(raw, now, misordered(refused) if refused is not None else "")
+                self._illegal(raw, now, self._why_misordered(raw, frame, refused))
             return
         self._take_back(held.frame, now)
         self._record(frame)
         self._judge_settled(raw, frame, now, self.profile.lifted_from(frame, self.position))
+
+    def _why_misordered(self, raw: int, frame: int, refused: Refused | None) -> str:
+        """Why the rules refuse the turn the frames show (`refused`, if any; else the general
+        word). Where that turn is not the accepted part extended, but one action from the
+        accepted part is what the board shows and the rules name why they refuse it, that is
+        the reason: the lights ask for that action undone, and a meeple stepped again after
+        its tile moved shows the frames of the tile moved before the step."""
+        if refused is None:
+            return ""
+        if refused.rewrites:
+            difference = self.profile.difference(raw, self.position)
+            tried = explain(self.profile, self.position, difference, frame)
+            if tried != NO_RULE:
+                return tried
+        return misordered(refused)
 
     @property
     def wake_at(self) -> float | None:
@@ -448,7 +465,9 @@ class Referee:
             fixed = self._accepted_prefix(reading)
             result = in_frame_order(self.profile, self._trail, reading, fixed)
             if isinstance(result, Refused):
-                refused = refused or result
+                first = reading.turns[0].start
+                rewrites = bool(self._partial) and not fixed and first == self.turn_start
+                refused = refused or replace(result, rewrites=rewrites)
             elif result is not None:
                 told.append(result)
         return told, refused
@@ -1045,7 +1064,7 @@ class Referee:
         changed = {*difference.remove, *(place for place, _ in difference.put_back)}
         if not changed <= self._changed_by(turns):
             return False  # not (only) their turns: a mismatch, or a hand with the next move
-        self._owe(now, raw, turns[0].start, tuple(turns))
+        self._owe(now, raw, turns[0].start, tuple(turns), again=True)
         return True
 
     def _turns_made_elsewhere(self) -> list[Turn]:
@@ -1072,11 +1091,13 @@ class Referee:
             state = state.apply(action)
         return [Turn(since, since.to_move, tuple(part))] if part else []
 
-    def _owe(self, now: float, raw: int, since: State, turns: tuple[Turn, ...]) -> None:
+    def _owe(
+        self, now: float, raw: int, since: State, turns: tuple[Turn, ...], again: bool = False
+    ) -> None:
         profile = self.profile
         frame = profile.canonical(raw)
-        self._anchor(self._turn_began(), None)
-        self._owed = Owed(since, turns, self._changed_by(turns))
+        self._anchor(self._turn_began(), frame)  # what the hands bring from here on is seen arrive
+        self._owed = Owed(since, turns, self._changed_by(turns), again)
         if frame == profile.render(self.position):
             self._made(now, frame)
             return
@@ -1156,6 +1177,10 @@ class Referee:
             if self.plays_here(self.position.to_move) and self.position.outcome() is None:
                 self._in_hand(early, now, raw)
             return
+        if stable and owed.again and self._moved_on(frame):
+            self._made(now, frame)
+            self._judge_settled(raw, frame, now, profile.lifted_from(frame, self.position))
+            return
         difference = profile.difference(raw, self.position)
         changed = {*difference.remove, *(place for place, _ in difference.put_back)}
         if changed <= owed.places:
@@ -1180,6 +1205,39 @@ class Referee:
             self.emit(Illegal(now, self.position.to_move, remove, put_back, detail))
             lit = self.status.obligation
             self.status = self._status(Phase.OBLIGATION, now, obligation=lit, difference=difference)
+
+    def _moved_on(self, frame: int) -> bool:
+        """Whether the still `frame`, with turns owed again after a restart, shows them made
+        and the next player's turn (or its first part) made after them, and no position on
+        the owed turns' way: the power
+        went with a piece of the next player's in the hand, so the board, back, never saw the
+        owed turns made alone, and the piece came down as that player's move. Only where the
+        board saw what that move puts down arrive: a Lance tile not yet cleared off, on a cell
+        the next player may place on, is the clearing under way."""
+        owed, position, profile = self._owed, self.position, self.profile
+        assert owed is not None
+        if position.obligations or position.outcome() is not None:
+            return False
+        if not self.plays_here(position.to_move):
+            return False
+        placed = frame & ~profile.render(position)
+        arrived = 0
+        for seen in self._trail[1:]:
+            arrived |= placed & ~seen
+        if not placed or arrived != placed:
+            return False
+        for turn in owed.turns:
+            state = turn.start
+            for action in turn.actions:
+                if frame == profile.render(state):
+                    return False
+                state = state.apply(action)
+        cells = self.matcher.game_cells(profile.sensors.spots(frame ^ profile.render(position)))
+        try:
+            found = self.matcher.search(position, frame, cells)
+        except SearchLimitError:
+            return False
+        return bool(found.exact)
 
     def _made(self, now: float, frame: int) -> None:
         owed = self._owed
