@@ -1209,11 +1209,11 @@ class Referee:
     def _moved_on(self, frame: int) -> bool:
         """Whether the still `frame`, with turns owed again after a restart, shows them made
         and the next player's turn (or its first part) made after them, and no position on
-        the owed turns' way: the power
-        went with a piece of the next player's in the hand, so the board, back, never saw the
-        owed turns made alone, and the piece came down as that player's move. Only where the
-        board saw what that move puts down arrive: a Lance tile not yet cleared off, on a cell
-        the next player may place on, is the clearing under way."""
+        the owed turns' way: the power went with a piece of the next player's in the hand, so
+        the board, back, never saw the owed turns made alone, and the piece came down as that
+        player's move. Only where the board saw what that move puts down arrive: a Lance tile
+        not yet cleared off, on a cell the next player may place on, is the clearing under way.
+        Never while the board is on (a piece put past where the lights ask is a mistake)."""
         owed, position, profile = self._owed, self.position, self.profile
         assert owed is not None
         if position.obligations or position.outcome() is not None:
