@@ -219,7 +219,7 @@ class PeopleSoak(GameSoak):
         after = state.apply(action)
         if _completes(state, action) and after.obligations and rng.random() < P_AT_ONCE:
             start = self.turn_start if self.turn_actions else state
-            if self._carried_as_made(start, (*self.turn_actions, action)):
+            if self._followed_as_made(start, (*self.turn_actions, action)):
                 return self.at_once(action, faulted)
         return super()._make(action, faulted)
 
@@ -335,7 +335,11 @@ class PeopleSoak(GameSoak):
         stray = None
         if self._turn_over(expected):
             state = self.state
-            if state.outcome() is not None and self.rng.random() < careless.P_WIN_REPLY:
+            if (
+                state.outcome() is not None
+                and self.rng.random() < careless.P_WIN_REPLY
+                and self._followed_as_made(self.turn_start, self.turn_made)
+            ):
                 stray = self._stray_after_turn()
             elif (
                 not state.obligations
@@ -346,7 +350,7 @@ class PeopleSoak(GameSoak):
             elif (
                 state.obligations
                 and self.rng.random() < P_AT_ONCE
-                and self._carried_as_made(self.turn_start, self.turn_made)
+                and self._followed_as_made(self.turn_start, self.turn_made)
             ):
                 expected += self._carry_at_once()
         self._wait(ACCEPT_WAIT, until=GameOver if stray else _EVENT_OF[expected[-1][0]])
@@ -427,11 +431,12 @@ class PeopleSoak(GameSoak):
         made = (*self.turn_actions, *actions)
         return all(r.actions == made for r in self._readings(start, made))
 
-    def _carried_as_made(self, start: State, made: Sequence[Action]) -> bool:
-        """Whether the turn `made` from `start`, its obligation carried out before the board
-        settled, can be read as made: not where its last action slides a piece over cells (a
-        bout's winning slide over three cells, the tiles cleared at once, reads as well as a
-        slide over one or two that wins too: the board asks for the tiles back, by design)."""
+    def _followed_as_made(self, start: State, made: Sequence[Action]) -> bool:
+        """Whether the turn `made` from `start`, followed by more hands before the board
+        settled (its obligation carried out, a stray piece after its win), can be read as
+        made: not where its last action slides a piece over cells (a bout's winning slide over
+        three cells, the tiles cleared at once or a tile put down, reads as well as a slide
+        over one or two that wins too: the board asks for the position back, by design)."""
         state = start
         for action in made[:-1]:
             state = state.apply(action)
