@@ -113,6 +113,9 @@ class BoardSoak(PeopleSoak):
         last turn, which it answered."""
         self.made = 0
         """The board's moves it said it saw made."""
+        self.in_parts = False
+        """The board's turn in play, or its last, was made in parts around a person's choice:
+        no hand puts it back."""
         self.answers_due: list[soak.Expected] = []
         """What the board must answer to a person's choice in the board's turn: the board's
         seat names it, but it is the person's, for `_check`."""
@@ -208,10 +211,6 @@ class BoardSoak(PeopleSoak):
         self.turn_actions = () if ended else (*self.turn_actions, *actions)
         self.in_parts = self.in_parts or not ended or bool(known)
         self.state = state
-
-    in_parts = False
-    """The board's turn in play, or its last, was made in parts around a person's choice: no
-    hand puts it back."""
 
     # The board's decisions in a person's turn, or its turn awaited.
 
@@ -547,22 +546,6 @@ class BoardSoak(PeopleSoak):
         self.turn_actions = ()
         self.undoable = self.last_turn = self.reply = None
         return True
-
-    def _calls_illegal(self, frame: int) -> bool:
-        """Nor where the board, by design, reads `frame` as a takeback under way: every change
-        since its reply agrees with the position before the person's move (a piece slid onto
-        the cell a captured meeple left, where the same kind stood before that move, shows the
-        first step of putting both turns back)."""
-        return super()._calls_illegal(frame) and not self._on_the_way_back(frame)
-
-    def _on_the_way_back(self, frame: int) -> bool:
-        referee, profile = self.session.referee, self.profile
-        target = referee._takeback_target()
-        if target is None:
-            return False
-        current = profile.render(referee.position)
-        changed = profile.canonical(frame) ^ current
-        return bool(changed) and not changed & ~(current ^ profile.render(target))
 
     def _a_move_back(self, step: Step) -> bool:
         """Whether putting the person's piece back where it came from is itself a move the
