@@ -32,6 +32,7 @@ from magboard.hardware.spec import (
     place_label,
 )
 
+from .commands import BOX
 from .session import HAND_PAUSE, TURNS
 from .world import STEPS, SensorRef
 
@@ -297,6 +298,7 @@ class _Reader:
             for other in self.games[1:]
         )
         self.places = {place_label(p): p for p in (*spec.cells, *spec.slots)}
+        self.boxes = {f"{BOX}{s.name}": s.name for s in profile.supplies if not s.sensed}
         seed = self.get(data, "seed", int, "", 0)
         takeback = self.get(data, "takeback", bool, "", True)
         bounce = self.get(data, "bounce", bool, "", False)
@@ -397,7 +399,9 @@ class _Reader:
         raw = item[action]
         extra: dict[str, Any] = {}
         value: Any
-        if action in ("lift", "put"):
+        if action == "lift" and isinstance(raw, str) and raw.startswith(BOX):
+            value = self.box(raw, path)
+        elif action in ("lift", "put"):
             value = self.place(raw, path)
         elif action == "move":
             pair = self.check(raw, list, path)
@@ -472,6 +476,14 @@ class _Reader:
             raise self.fail(where, errors[0])
         names = ", ".join(game.name for game in self.games)
         raise self.fail(where, f"{text!r} is a move in none of the games the menu offers ({names})")
+
+    def box(self, text: str, where: str) -> str:
+        """The supply a box off the board holds (`supply:A`), named as `lift` may name it."""
+        name = self.boxes.get(text)
+        if name is None:
+            named = ", ".join(self.boxes) or "none"
+            raise self.fail(where, f"no box {text!r} in {self.game.name} (boxes: {named})")
+        return name
 
     def place(self, text: Any, where: str) -> Place:
         self.check(text, str, where)

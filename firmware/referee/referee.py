@@ -337,14 +337,14 @@ class Referee:
         if self._is_takeback(frame):
             self._take_back(frame, now)
             return
-        for candidates in (
-            [r for r in exact if r.previous is not None],
-            [r for r in endings if witness(profile, trail, r) is not None],
+        for candidates, strict in (
+            ([r for r in exact if r.previous is not None], False),
+            ([r for r in endings if witness(profile, trail, r) is not None], True),
         ):
             readings = best_explained(
                 profile,
                 self._keeping_accepted(
-                    [r for r in candidates if in_order(profile, trail, r, accepted)]
+                    [r for r in candidates if in_order(profile, trail, r, accepted)], strict=strict
                 ),
                 self._touched,
                 trail,
@@ -480,12 +480,14 @@ class Referee:
             return 0
         return len(accepted) if first.actions[: len(accepted)] == accepted else 0
 
-    def _keeping_accepted(self, readings: list[Reading]) -> list[Reading]:
+    def _keeping_accepted(self, readings: list[Reading], *, strict: bool = False) -> list[Reading]:
         """The readings that pass through the part of the turn already accepted, if any do,
         told with the accepted actions first: a tile put on d3, accepted, then slid to f3 was
         not put on e3 and slid on, although the slide tripped e3 too; and two placements
         accepted one after the other keep their order. Where none passes through, the hands
-        took the accepted part back."""
+        took the accepted part back, unless `strict`: a game won by a turn that rewrites the
+        accepted part, with pieces on top as strays (a tile put on e4, slid to e2 where the
+        board saw one put, then a second put on e4), is a doubt, never a win."""
         if not self._partial:
             return readings
         kept = []
@@ -497,7 +499,7 @@ class Referee:
             if rest is not None:
                 retold = replace(first, actions=(*self._partial, *rest), start=self.turn_start)
                 kept.append(replace(reading, previous=retold) if reading.previous else retold)
-        return kept or readings
+        return kept if kept or strict else readings
 
     def _accepted_frame(self) -> int | None:
         """The frame of the accepted part of the turn in progress, if any."""
