@@ -220,6 +220,8 @@ class BoardLoop:
         self._light(now)
         if self.watchdog is not None:
             self.watchdog.watchdog(now)
+        if reading.changed and reading.stable is None:
+            referee.search_ahead()  # the lights are out: the settle time is spare
 
     def _hand_hint_at(self) -> float | None:
         """When to say that a piece has been held a while, if it is held and not yet said."""

@@ -12,6 +12,7 @@ did not see made: when in doubt it asks for the position to be put right.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -44,7 +45,7 @@ from .carrying import Carrying, carrying, step_places
 from .evidence import Refused, best_explained, in_frame_order, in_order, reply_cells, witness
 from .explain import NO_RULE, explain, forbidden, misordered
 from .history import History, Turn, notation
-from .matcher import Matcher, Reading, SearchLimitError
+from .matcher import Found, Matcher, Reading, SearchLimitError
 from .remote_log import RemoteError, Turns, follow
 from .status import Phase, Status
 
@@ -158,6 +159,10 @@ class Referee:
         self._seen = 0
         """Frames recorded since the turn began (the trail keeps only the newest)."""
         self._held: Held | None = None
+        self._searched: tuple[tuple, Found | SearchLimitError] | None = None
+        """The last search by difference, by what it was asked (`_search`)."""
+        self._unsettled: int | None = None
+        """A frame seen since the board was last still, not yet searched (`search_ahead`)."""
         if frame is not None and frame != anchor:
             self._record(frame)
         self._reported: object = None
@@ -259,6 +264,7 @@ class Referee:
         profile = self.profile
         if self.status.phase == Phase.STOPPED:
             return
+        self._unsettled = None if stable else raw
         frame = profile.canonical(raw)
         self._record(frame)
         if self._clearing:
@@ -306,10 +312,8 @@ class Referee:
             return
         if self._held_off(raw, frame, now, lifted):
             return
-        changed = self._changed_cells()
-        start, search = self._search_start(), self.matcher.search
         try:
-            found = search(start, frame, changed, across=self._reply_cells, passed=trail)
+            found = self._search(frame)
         except SearchLimitError as error:
             self._illegal(raw, now, f"too much changed at once to read ({error}): put it back")
             return
@@ -359,6 +363,46 @@ class Referee:
                 self._illegal(raw, now, "two moves were made too fast to tell: put them back")
                 return
         self._unexplained(raw, frame, now, lifted, refused)
+
+    def search_ahead(self) -> None:
+        """The loop's call once it has answered a frame that changed and the board is not yet
+        still: the search by difference for that frame, made now, in the settle time, where the
+        board has nothing else to do. When the frame is still, the judging takes its readings
+        as they are (`_search`): the lights answer a turn of thousands of continuations in as
+        little time as a turn of one. A frame passed through on the way is searched for
+        nothing, as the next frame asks for another search."""
+        raw, self._unsettled = self._unsettled, None
+        if raw is None or self._clearing or self._owed is not None:
+            return
+        position = self.position
+        if self.status.phase not in (Phase.PLAY, Phase.IN_HAND, Phase.ILLEGAL):
+            return
+        frame = self.profile.canonical(raw)
+        if frame == self.profile.render(position) or position.outcome() is not None:
+            return
+        if not self.plays_here(position.to_move):
+            return
+        with contextlib.suppress(SearchLimitError):
+            self._search(frame)
+
+    def _search(self, frame: int) -> Found:
+        """The readings of `frame` from the search's start, through the frames passed; the
+        same question asked again (the frame now still, searched ahead) is not searched
+        twice."""
+        start, changed, trail = self._search_start(), self._changed_cells(), self._trail
+        asked = (start, frame, changed, tuple(trail))
+        searched = self._searched
+        if searched is None or searched[0] != asked:
+            try:
+                found: Found | SearchLimitError = self.matcher.search(
+                    start, frame, changed, across=self._reply_cells, passed=trail
+                )
+            except SearchLimitError as error:
+                found = error
+            searched = self._searched = (asked, found)
+        if isinstance(searched[1], SearchLimitError):
+            raise searched[1]
+        return searched[1]
 
     def _held_off(self, raw: int, frame: int, now: float, lifted: frozenset[Spot] | None) -> bool:
         """Pieces lifted off a still board that shows the last move taken back (or the turn's

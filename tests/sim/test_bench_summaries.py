@@ -8,7 +8,13 @@ from magboard.sim import pipeline_bench, scan_bench
 
 
 def _profile(game, board, p99, stress=False):
-    case = {"p99_us": p99, "max_us": p99, "median_us": p99, "judge_p99_us": p99}
+    case = {
+        "p99_us": p99,
+        "max_us": p99,
+        "median_us": p99,
+        "judge_p99_us": p99,
+        "ahead_p99_us": p99,
+    }
     return {
         "game": game,
         "board": board,

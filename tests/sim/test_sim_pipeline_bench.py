@@ -27,6 +27,7 @@ def test_every_profile_gets_sane_numbers_for_every_case():
         for case in entry["cases"].values():
             assert 0 < case["median_us"] <= case["p99_us"] <= case["max_us"]
             assert 0 < case["judge_p99_us"] <= case["p99_us"]
+            assert case["ahead_p99_us"] > 0
         assert entry["largest_turn"]["continuations"] >= 1
     report = format_report(result)
     for entry in result["profiles"]:
