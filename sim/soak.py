@@ -63,7 +63,7 @@ from magboard.firmware.events import (
     TakenBack,
 )
 from magboard.firmware.games import CARRY_OUT, END_TURN, PASS, Action, Game, State, get_game
-from magboard.firmware.profiles import Profile, Step, profile_for
+from magboard.firmware.profiles import PieceKind, Profile, Step, profile_for
 from magboard.firmware.referee import OBLIGATION_FIRST, SearchLimitError
 from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, load_board, place_label
 
@@ -530,8 +530,11 @@ class GameSoak:
             return self.carry_out(faulted)
         if not faulted and rng.random() < P_POWER_CUT and self._one_step(action):
             return self.power_cut(action)
+        wins = self.state.apply(action).outcome() is not None
+        if not faulted and wins and action == END_TURN:
+            return self.win_reply(action)  # the winner's button, and a stray piece at once
         if not faulted and rng.random() < P_FAST_REPLY and self._one_step(action):
-            if self.state.apply(action).outcome() is not None:
+            if wins:
                 return self.win_reply(action)
             reply = self._reply_to(action)
             if reply is not None:
@@ -720,21 +723,28 @@ class GameSoak:
         return self._check(expected) and self._agree()
 
     def win_reply(self, action: Action) -> bool:
-        """A winning move, and a stray piece of the loser's put down before the board settled:
-        the win must stand, and the stray piece is only something to clear."""
+        """A winning move (or the seat button that ends a winning turn), and a stray piece of
+        the loser's put down before the board settled: the win must stand, and the stray piece
+        is only something to clear."""
         if self.rng.random() >= P_WIN_REPLY:
             return self.move(action)
         loser = (self.state.to_move + 1) % self.state.players
         with self._doing("reply after a win"):
             expected = self._expect(action)
-            self.session.perform(action, pause=FAST)
+            if action == END_TURN:
+                self._press_end()
+            else:
+                self.session.perform(action, pause=FAST)
             label = self.put_stray(loser)
             self._wait(ACCEPT_WAIT, until=GameOver)
             return self._check(expected, stray=label) and self._agree()
 
-    def put_stray(self, seat: int) -> str | None:
-        """A piece of `seat`'s put down on a free cell after the game's end; its label."""
-        stray = self._stray_piece(seat)
+    def put_stray(
+        self, seat: int, flagged: Callable[[Cell, PieceKind], bool] | None = None
+    ) -> str | None:
+        """A piece of `seat`'s put down on a free cell after the game's end (one where the
+        board must flag it, if `flagged` says which); its label."""
+        stray = self._stray_piece(seat, flagged)
         if stray is None:
             return None
         self.tally.win_replies += 1
@@ -742,15 +752,22 @@ class GameSoak:
         self.world.put(cell, piece)
         return place_label(cell)
 
-    def _stray_piece(self, seat: int) -> tuple[Any, Cell] | None:
+    def _stray_piece(
+        self, seat: int, flagged: Callable[[Cell, PieceKind], bool] | None
+    ) -> tuple[Any, Cell] | None:
         """A piece of `seat` (or from a supply both share) in the hand, and a free cell of the
-        game's area for it."""
+        game's area for it (a few tried, where `flagged` must hold)."""
         free = [c for c in self.area if not self.world.pieces_at(c)]
         supplies = [s for s in self.profile.supplies if s.owner in (seat, None)]
         supplies = [s for s in supplies if not s.sensed or any(map(self.world.pieces_at, s.slots))]
         if not free or not supplies:
             return None
-        return self.session.take(self.rng.choice(supplies).name), self.rng.choice(free)
+        supply = self.rng.choice(supplies)
+        cells = self.rng.sample(free, min(len(free), 5)) if flagged else [self.rng.choice(free)]
+        for cell in cells:
+            if flagged is None or flagged(cell, supply.kinds[0]):
+                return self.session.take(supply.name), cell
+        return None
 
     def takeback(self) -> bool:
         """The last move put back where it came from: the board must undo exactly it."""

@@ -406,7 +406,10 @@ class BoardSoak(PeopleSoak):
         if quick and after_win:
             ok = self._stray_after_win()
         elif quick and (reply := self._quick_reply()) is not None:
-            ok = self._fast_reply(reply)
+            several = sum(action.seen for action in board_move[1]) > 1
+            kind = "fast reply inside a turn's settle window" if several else "fast reply"
+            with self._doing(kind):
+                ok = self._fast_reply(reply)
         else:
             self._wait(ACCEPT_WAIT, until=Note)
             events = self._new_events()
@@ -440,9 +443,9 @@ class BoardSoak(PeopleSoak):
         replies = [a for a in state.legal_actions() if self._one_step_from(state, a)]
         return self.rng.choice(replies) if replies else None
 
-    @_kind("fast reply")
     def _fast_reply(self, reply: Action) -> bool:
-        """The person's move put down as soon as the board's is made, before the board settled:
+        """The person's move put down as soon as the board's is made, before the board settled
+        (inside the settle window of the board's turn, where that turn has several actions):
         the board must see its own made and take the person's."""
         self.tally.fast_replies += 1
         before = self.state
@@ -511,7 +514,13 @@ class BoardSoak(PeopleSoak):
             return bool(self.state.obligations) and super().takeback()
         if not self._can_put_back(self.undoable):
             return False
-        if self._slid(self.undoable, self.reply) and not self._only_a_takeback(self.undoable[0]):
+        own, board = self.undoable, self.reply
+        undone = [
+            *self._undone_frames(*board),
+            self.profile.render(board[0]),
+            *self._undone_frames(*own),
+        ]
+        if self._slid(own, board) and not self._only_a_takeback(own[0], undone):
             return False
         with self._doing("takeback against the board"):
             return self._take_back_both(self.undoable, self.reply)

@@ -47,7 +47,7 @@ from magboard.firmware.events import (
 )
 from magboard.firmware.games import CARRY_OUT, END_TURN, Action, Game, State
 from magboard.firmware.games.tiles import OPPOSITE, WAYS, block
-from magboard.firmware.profiles import Layout, Step, TileStep
+from magboard.firmware.profiles import Layout, PieceKind, Step, TileStep
 from magboard.firmware.referee import Reading, SearchLimitError
 from magboard.firmware.referee.carrying import carrying
 from magboard.firmware.referee.explain import forbidden
@@ -217,6 +217,9 @@ class PeopleSoak(GameSoak):
             if self._read_as_made(state, [action, *rest]):
                 return self.whole_turn(action, rest, faulted)
         after = state.apply(action)
+        wins = after.outcome() is not None and not self._one_step(action)
+        if wins and not faulted and rng.random() < careless.P_FAST_REPLY:
+            return self.win_then_stray(action)
         if _completes(state, action) and after.obligations and rng.random() < P_AT_ONCE:
             start = self.turn_start if self.turn_actions else state
             if self._followed_as_made(start, (*self.turn_actions, action)):
@@ -335,11 +338,7 @@ class PeopleSoak(GameSoak):
         stray = None
         if self._turn_over(expected):
             state = self.state
-            if (
-                state.outcome() is not None
-                and self.rng.random() < careless.P_WIN_REPLY
-                and self._followed_as_made(self.turn_start, self.turn_made)
-            ):
+            if state.outcome() is not None and self.rng.random() < careless.P_WIN_REPLY:
                 stray = self._stray_after_turn()
             elif (
                 not state.obligations
@@ -434,26 +433,31 @@ class PeopleSoak(GameSoak):
     def _followed_as_made(self, start: State, made: Sequence[Action]) -> bool:
         """Whether the turn `made` from `start`, followed by more hands before the board
         settled (its obligation carried out, a stray piece after its win), can be read as
-        made: not where its last action slides a piece over cells (a bout's winning slide over
-        three cells, the tiles cleared at once or a tile put down, reads as well as a slide
-        over one or two that wins too: the board asks for the position back, by design)."""
+        made: not where its last action slides a piece over more than one cell (a bout's
+        winning slide over three cells, the tiles cleared at once or a tile put down, reads as
+        well as a slide over one or two that wins too: the board asks for the position back,
+        by design)."""
         state = start
         for action in made[:-1]:
             state = state.apply(action)
-        steps = self.profile.plan(state, made[-1])
-        return not any(isinstance(step, Step) and step.slide for step in steps)
+        slid = [s for s in self.profile.plan(state, made[-1]) if isinstance(s, Step) and s.slide]
+        return not slid or _slid_way(slid)[1] == 1
 
     def _readings(
         self, start: State, actions: Sequence[Action], across: bool = False
     ) -> tuple[Reading, ...]:
         """The readings of the board `actions` leave from `start`, through the positions they
         pass: by one turn, or `across` by a turn and a reply too."""
+        return every_reading(self.profile, start, self._frames(start, actions), across).exact
+
+    def _frames(self, start: State, actions: Sequence[Action]) -> list[int]:
+        """The frames the board shows as the hands make `actions` from `start`."""
         state, frames = start, []
         for action in actions:
             frames += self._slid_through(state, action)
             state = state.apply(action)
             frames.append(self.profile.render(state))
-        return every_reading(self.profile, start, frames, across).exact
+        return frames
 
     def _slid_through(self, state: State, action: Action) -> list[int]:
         """The frames a slid group shows on its way, one cell at a time as the hand pushes it:
@@ -476,9 +480,41 @@ class PeopleSoak(GameSoak):
         return frames
 
     @_kind("reply after a win")
+    def win_then_stray(self, action: Action) -> bool:
+        """`action` ends the game, made in several movements (a slid group, a meeple and its
+        tile), and a piece of the loser's goes down at once where only a stray can be read:
+        the win must stand, and the stray piece is only something to clear."""
+        expected = self._expect(action)
+        self.session.perform(action, pause=FAST)
+        stray = self._stray_of_loser()
+        self._wait(ACCEPT_WAIT, until=GameOver if stray else _EVENT_OF[expected[-1][0]])
+        ok = self._check(expected, stray=stray)
+        self.last_turn = None
+        return ok and self._agree()
+
+    @_kind("reply after a win")
     def _stray_after_turn(self) -> str | None:
+        return self._stray_of_loser()
+
+    def _stray_of_loser(self) -> str | None:
+        """A piece of the player who did not make the winning turn, put down where only a
+        stray can be read; its label."""
         loser = (self.turn_start.to_move + 1) % self.turn_start.players
-        return self.put_stray(loser)
+        return self.put_stray(loser, self._stray_flagged)
+
+    def _stray_flagged(self, cell: Cell, kind: PieceKind) -> bool:
+        """Whether a stray piece of `kind` put on `cell` at once after the winning turn just
+        made in one go can be read only as a stray: a neutral tile put down at once after a
+        bout's winning slide reads as part of the winning turn, and a tile of the loser's
+        after a slide over three cells as well as a shorter slide and the loser's reply (the
+        board asks for the position back, by design)."""
+        frames = self._frames(self.turn_start, self.turn_made)
+        layout = self.profile.layout(self.state)
+        cells = dict(layout.cells)
+        cells[cell] = (*cells.get(cell, ()), kind)
+        frames.append(self.profile.frame_of(replace(layout, cells=cells)))
+        found = every_reading(self.profile, self.turn_start, frames, across=True)
+        return not found.exact and all(r.actions == self.turn_made for r in found.endings)
 
     # Actions in an order the rules forbid.
 
@@ -713,7 +749,9 @@ class PeopleSoak(GameSoak):
         moves = self._moves(start, actions)
         pending = bool(self.state.obligations)
         slid = any(isinstance(m, Step) and m.slide for m in moves)
-        if (slid or pending) and not self._only_a_takeback(start):
+        if (slid or pending) and not self._only_a_takeback(
+            start, self._undone_frames(start, actions)
+        ):
             return False
         with self._doing("takeback mid-obligation" if pending else "takeback"):
             self.tally.takebacks += 1
@@ -737,35 +775,47 @@ class PeopleSoak(GameSoak):
         self.undoable = self.last_turn = None
         return True
 
-    def _only_a_takeback(self, before: State) -> bool:
-        """Whether the board, shown `before` again, can read it only as the takeback: it
-        shows something else than now (a slide and the reply sliding it back leave nothing to
-        take back), no legal turn from the turn's start makes it (a group slid back is the
-        next player's slide too), and, while an obligation waits, it is not the obligation
-        done, in part or whole (a placed tile taken off is a tile cleared too)."""
+    def _only_a_takeback(self, before: State, passed: Sequence[int] = ()) -> bool:
+        """Whether the board, shown `before` again through the frames `passed`, can read it
+        only as the takeback: it shows something else than now (a slide and the reply sliding
+        it back leave nothing to take back), no legal turn from the turn's start makes it (a
+        group slid back is the next player's slide too, and, where that slide wins a bout, a
+        tile then lifted is the board's clearing begun), and, while an obligation waits, it is
+        not the obligation done, in part or whole (a placed tile taken off is a tile cleared
+        too)."""
         profile, referee = self.profile, self.session.referee
         frame = profile.render(before)
         if frame == profile.render(referee.position):
             return False
         if not self.state.obligations:
-            return not self._calls_a_move(frame)
+            return not self._calls_a_move(frame, passed)
         position = referee.position
         done = position.apply(CARRY_OUT)
         if frame == profile.render(done) or profile.lifted_from(frame, done) is not None:
             return False
         return carrying(profile, position, frame).frame != frame
 
-    def _calls_a_move(self, frame: int) -> bool:
-        """Whether some reading of turns from the turn's start gives the board `frame`, or
-        the rules forbid what it shows (both are judged before a takeback)."""
+    def _undone_frames(self, start: State, actions: Sequence[Action]) -> list[int]:
+        """The frames the board shows as the hands undo the turn `actions` from `start`, the
+        last action first (`_undo_turns`), before it shows `start` again."""
+        states = [start]
+        for action in actions[:-1]:
+            states.append(states[-1].apply(action))
+        return [self.profile.render(state) for state in reversed(states[1:])]
+
+    def _calls_a_move(self, frame: int, passed: Sequence[int] = ()) -> bool:
+        """Whether some reading of turns from the turn's start, through the frames `passed`,
+        gives the board `frame`, or the rules forbid what it shows (both are judged before a
+        takeback)."""
         referee = self.session.referee
         if forbidden(self.profile, referee.position, frame) is not None:
             return True
         start = self.profile.render(referee.turn_start)
         cells = referee.matcher.game_cells(self.profile.sensors.spots(frame ^ start))
+        trail = (start, *passed, frame)
         try:
             found = referee.matcher.search(
-                referee.turn_start, frame, cells, across=referee.matcher.any_reply
+                referee.turn_start, frame, cells, across=referee.matcher.any_reply, passed=trail
             )
         except SearchLimitError:
             return True
