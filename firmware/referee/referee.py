@@ -45,7 +45,7 @@ from .carrying import Carrying, carrying, step_places
 from .evidence import Refused, best_explained, in_frame_order, in_order, reply_cells, witness
 from .explain import NO_RULE, explain, forbidden, misordered
 from .history import History, Turn, notation
-from .matcher import Found, Matcher, Reading, SearchLimitError
+from .matcher import Matcher, Reading, SearchLimitError
 from .remote_log import RemoteError, Turns, follow
 from .status import Phase, Status
 
@@ -77,6 +77,16 @@ class Held:
     seen: int
     """How many frames the turn had passed through when the board stood still: while it
     still shows no other, the wait may end without a new still frame."""
+
+
+@dataclass(frozen=True)
+class Told:
+    """The readings of a frame, each turn's actions in the order the frames show them made
+    (`in_frame_order`), and the first reading that order breaks a rule of."""
+
+    exact: tuple[Reading, ...]
+    endings: tuple[Reading, ...]
+    refused: Refused | None
 
 
 class ChoiceError(ValueError):
@@ -159,8 +169,8 @@ class Referee:
         self._seen = 0
         """Frames recorded since the turn began (the trail keeps only the newest)."""
         self._held: Held | None = None
-        self._searched: tuple[tuple, Found | SearchLimitError] | None = None
-        """The last search by difference, by what it was asked (`_search`)."""
+        self._searched: tuple[tuple, Told | SearchLimitError] | None = None
+        """The last frame's readings, by what they were asked (`_readings`)."""
         self._unsettled: int | None = None
         """A frame seen since the board was last still, not yet searched (`search_ahead`)."""
         if frame is not None and frame != anchor:
@@ -313,12 +323,11 @@ class Referee:
         if self._held_off(raw, frame, now, lifted):
             return
         try:
-            found = self._search(frame)
+            told = self._readings(frame)
         except SearchLimitError as error:
             self._illegal(raw, now, f"too much changed at once to read ({error}): put it back")
             return
-        exact, refused = self._in_frame_order(found.exact)
-        endings, _ = self._in_frame_order(found.endings)
+        exact, endings, refused = told.exact, told.endings, told.refused
         single = best_explained(
             profile,
             self._keeping_accepted(
@@ -383,23 +392,26 @@ class Referee:
         if not self.plays_here(position.to_move):
             return
         with contextlib.suppress(SearchLimitError):
-            self._search(frame)
+            self._readings(frame)
 
-    def _search(self, frame: int) -> Found:
-        """The readings of `frame` from the search's start, through the frames passed; the
-        same question asked again (the frame now still, searched ahead) is not searched
-        twice."""
+    def _readings(self, frame: int) -> Told:
+        """The readings of `frame` from the search's start, through the frames passed, told
+        in the order the frames show; the same question asked again (the frame now still,
+        searched ahead) is not worked out twice."""
         start, changed, trail = self._search_start(), self._changed_cells(), self._trail
-        asked = (start, frame, changed, tuple(trail))
+        asked = (start, self.turn_start, self._partial, frame, changed, tuple(trail))
         searched = self._searched
         if searched is None or searched[0] != asked:
             try:
-                found: Found | SearchLimitError = self.matcher.search(
+                found = self.matcher.search(
                     start, frame, changed, across=self._reply_cells, passed=trail
                 )
+                exact, refused = self._in_frame_order(found.exact)
+                endings, _ = self._in_frame_order(found.endings)
+                told: Told | SearchLimitError = Told(tuple(exact), tuple(endings), refused)
             except SearchLimitError as error:
-                found = error
-            searched = self._searched = (asked, found)
+                told = error
+            searched = self._searched = (asked, told)
         if isinstance(searched[1], SearchLimitError):
             raise searched[1]
         return searched[1]
