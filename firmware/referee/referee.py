@@ -377,7 +377,7 @@ class Referee:
         """The loop's call once it has answered a frame that changed and the board is not yet
         still: the search by difference for that frame, made now, in the settle time, where the
         board has nothing else to do. When the frame is still, the judging takes its readings
-        as they are (`_search`): the lights answer a turn of thousands of continuations in as
+        as they are (`_readings`): the lights answer a turn of thousands of continuations in as
         little time as a turn of one. A frame passed through on the way is searched for
         nothing, as the next frame asks for another search."""
         raw, self._unsettled = self._unsettled, None

@@ -225,6 +225,14 @@ BROKEN = [
     ),
     ("board = 'mini'\ngame = 'ttt'\nsteps = [{ lift = 'A1' }]\n", "steps[0].at: missing"),
     (
+        "board = 'mini'\ngame = 'ttt'\nsteps = [{ at = 1, lift = 'supply:A' }]\n",
+        "steps[0].lift: no box 'supply:A' in tic-tac-toe (boxes: none)",
+    ),
+    (
+        "board = 'r1'\ngame = 'lance-assembly'\nsteps = [{ at = 1, lift = 'supply:Z' }]\n",
+        "steps[0].lift: no box 'supply:Z' in lance-assembly (boxes: supply:A, supply:B, supply:N)",
+    ),
+    (
         "board = 'mini'\ngame = 'ttt'\nsteps = [{ at = 1, lift = 'A1', step = 2 }]\n",
         "steps[0].step: unknown key (known here: at, lift)",
     ),
