@@ -56,6 +56,8 @@ def test_every_game_is_benched_with_each_option_family():
 
 def test_the_command_prints_json(capsys, monkeypatch):
     monkeypatch.setattr(pipeline_bench, "FRAMES", 4)
+    few = [("tic-tac-toe", "mini", {}), ("tic-tac-toe", "r1", {})]  # every row: the test above
+    monkeypatch.setattr(pipeline_bench, "bench_variants", lambda: few)
     assert cli.main(["bench", "pipeline", "--json", "--min-time", "0.0001"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert {p["board"] for p in data["profiles"]} >= {"mini", "r1"}
