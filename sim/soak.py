@@ -736,7 +736,8 @@ class GameSoak:
             else:
                 self.session.perform(action, pause=FAST)
             label = self.put_stray(loser)
-            self._wait(ACCEPT_WAIT, until=GameOver)
+            # The button ends the game at once, the stray is called once still: wait for both.
+            self._wait(ACCEPT_WAIT, until=Illegal if action == END_TURN else GameOver)
             return self._check(expected, stray=label) and self._agree()
 
     def put_stray(
