@@ -35,6 +35,7 @@ hold (a turn of tens of thousands takes seconds to count, so only COUNTED_GAMES 
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import platform
@@ -417,6 +418,7 @@ def measure(min_time: float = 0.6, frames: int | None = None) -> dict[str, Any]:
     if widest.largest[0] >= STRESS_TURN:
         board = boards[widest.spec.name]
         pipelines.append(_Pipeline(widest.game, widest.options, board, frames, rng, widest))
+    gc.freeze()  # as the board does once started (run.py): samples and all live to the end
     rounds = 0
     running = pipelines
     while running:
@@ -429,6 +431,7 @@ def measure(min_time: float = 0.6, frames: int | None = None) -> dict[str, Any]:
             pipeline.rounds = rounds
         if rounds >= MIN_ROUNDS:
             running = [p for p in running if rounds < MAX_ROUNDS and p.spent < min_time]
+    gc.unfreeze()
     return {
         "python": platform.python_version(),
         "implementation": sys.implementation.name,

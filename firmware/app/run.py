@@ -9,6 +9,7 @@ may send commands back: firmware/app/link.py). On a Pi this is what the systemd 
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import os
 from collections.abc import Callable
@@ -206,6 +207,9 @@ def main(args: argparse.Namespace) -> int:
         _set_opponent(table.loop, request)
         resume = request.resume
         table.loop.start(*((resume.actions, resume.reserves) if resume else ()))
+        # What is made by now (drivers, tables, the rules' caches) lives as long as the board:
+        # the collector leaves it alone, so a collection in play walks only what play made.
+        gc.freeze()
         if notifier is not None:  # set up and lit: systemd may count the board as started
             table.loop.watchdog = notifier
             notifier.status(f"refereeing {request.game.title} on {request.spec.name}")
