@@ -775,7 +775,7 @@ class PeopleSoak(GameSoak):
         self.undoable = self.last_turn = None
         return True
 
-    def _only_a_takeback(self, before: State, passed: Sequence[int] = ()) -> bool:
+    def _only_a_takeback(self, before: State, passed: Sequence[int]) -> bool:
         """Whether the board, shown `before` again through the frames `passed`, can read it
         only as the takeback: it shows something else than now (a slide and the reply sliding
         it back leave nothing to take back), no legal turn from the turn's start makes it (a
@@ -803,7 +803,7 @@ class PeopleSoak(GameSoak):
             states.append(states[-1].apply(action))
         return [self.profile.render(state) for state in reversed(states[1:])]
 
-    def _calls_a_move(self, frame: int, passed: Sequence[int] = ()) -> bool:
+    def _calls_a_move(self, frame: int, passed: Sequence[int]) -> bool:
         """Whether some reading of turns from the turn's start, through the frames `passed`,
         gives the board `frame`, or the rules forbid what it shows (both are judged before a
         takeback)."""
