@@ -60,7 +60,7 @@ from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, place_label, pl
 from . import soak
 from .following import follow_lights
 from .soak import _EVENT_OF, ACCEPT_WAIT, FAST, HAND_PAUSE, Tally, _kind
-from .soak_people import BRISK, Move, PeopleSoak
+from .soak_people import BRISK, P_IN_PART, Move, PeopleSoak
 
 P_WRONG_SQUARE = 0.15
 """Of the board's moves: its piece put on a square it did not light first."""
@@ -368,11 +368,17 @@ class BoardSoak(PeopleSoak):
     def _make_owed(self, pause: float, held: bool) -> None:
         """The board's move made: from the lights where they draw all of it, else from its
         words (a piece in the hand since a power cut put where the move's first step puts
-        it)."""
-        if self._by_lights:
+        it); the pieces it captured perhaps carried off in part."""
+        assert self.owed is not None
+        if not held and self._carried_in_part(*self.owed):
+            self._make_owed_in_part(pause)
+        elif self._by_lights:
             slots = [place_label(slot) for slot in self.spec.slots]
             follow_lights(self.session, [*self.asked, *slots], pause=pause)
-            return
+        else:
+            self._make_owed_by_words(pause, held)
+
+    def _make_owed_by_words(self, pause: float, held: bool) -> None:
         assert self.owed is not None
         state, actions = self.owed
         for action in actions:  # an action at a time: a slid group is pushed together
@@ -382,6 +388,34 @@ class BoardSoak(PeopleSoak):
                 assert isinstance(first, Step)
                 self.session.give(first.target, self.world.hand[-1])
                 self._wait(pause / 2)
+            self._do(moves, pause)
+            state = state.apply(action)
+
+    def _carried_in_part(self, state: State, actions: tuple[Action, ...]) -> bool:
+        """Whether the board's turn captures several pieces and the hands carry one off, leave
+        the board still, then the rest."""
+        for action in actions:
+            if action == CARRY_OUT and len(self.profile.plan(state, action)) > 1:
+                return self.rng.random() < P_IN_PART
+            state = state.apply(action)
+        return False
+
+    @_kind("obligation in part")
+    def _make_owed_in_part(self, pause: float) -> None:
+        """The board's move made up to the first captured piece carried off, the board left
+        still (progress: the board must not say its move is made), then the rest."""
+        assert self.owed is not None
+        state, actions = self.owed
+        made = self.made
+        for action in actions:
+            moves = list(self.profile.plan(state, action))
+            if action == CARRY_OUT:
+                self._do(moves[:1], pause)
+                self._wait(ACCEPT_WAIT)
+                self._unexpected(self._new_events())
+                if self.made != made:
+                    self._blame("false_accepts", 1, "made with its captures still on the board")
+                moves = moves[1:]
             self._do(moves, pause)
             state = state.apply(action)
 
