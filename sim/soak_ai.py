@@ -27,6 +27,8 @@ when asked, and the board plays on. Sometimes carelessly:
 - a takeback mid-obligation: the person's own turn that won a Lance bout put back before its
   tiles are cleared: the board must take it back alone (the board's own turns carry their
   obligations out with them, made by hand: no takeback comes between);
+- the board's capture of several carried off in part: one piece off, the board left still
+  (it must not say its move made), then the rest;
 - a quick hand: the person's own next piece put down the moment the board's move is made,
   before the board settled; after the board's winning move, a stray piece of the person's (the
   win must stand, the piece only something to clear).
