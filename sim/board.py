@@ -22,8 +22,9 @@ from .clock import VirtualClock
 from .gpio import GpioLine, LineDriver
 from .i2c import I2CSegment, SimI2C
 from .mcp23017 import SimMCP23017
-from .neopixel_wire import SimLedPin, decode, install
+from .neopixel_wire import SimLedPin, install
 from .tca9548a import SimTCA9548A
+from .ws2812 import LedWire, colours
 
 
 class SimBoard:
@@ -80,10 +81,11 @@ class SimBoard:
         for index in dead_expanders:
             self.kill_expander(index)
         install()
-        self.led_pin = SimLedPin(spec.leds.pin)
+        self.led_wire: LedWire = SimLedPin(spec.leds.pin)
+        """The chain's data line: every frame it received, as the bytes the LEDs got."""
         # The real drivers, on top.
         self.expanders = ExpanderArray(spec, self.buses, self.clock)
-        self.leds = LedChain(spec, self.led_pin)
+        self.leds = LedChain(spec, self.led_wire)
 
     # The Board interface.
 
@@ -179,10 +181,13 @@ class SimBoard:
 
     def visible_leds(self) -> list[RGB]:
         """What the LEDs show now: the last frame on the wire, dark where an LED is dead."""
-        if not self.led_pin.frames:
+        if not self.led_wire.frames:
             return [(0, 0, 0)] * self.spec.leds.count
-        colours = decode(self.led_pin.last, self.spec.leds.order)
-        return [(0, 0, 0) if i in self.dead_leds else c for i, c in enumerate(colours)]
+        shown = colours(self.led_wire.last, self.spec.leds.order)
+        for i in self.dead_leds:
+            if i < len(shown):
+                shown[i] = (0, 0, 0)
+        return shown
 
     def frame_of(self, pins_per_chip: Sequence[int]) -> int:
         """A frame from raw expander words (tests): the inverse of the wiring map."""

@@ -1,5 +1,5 @@
 """The NeoPixel wire, captured: the real adafruit_neopixel class runs, and only the last step,
-`neopixel_write(pin, buffer)`, is replaced by a recorder.
+`neopixel_write(pin, buffer)`, is replaced by a recorder. sim/ws2812.py reads the colours back.
 
 Off a Pi, Blinka has neither a `neopixel_write` for the board nor pins for `digitalio`, so the
 capture stands in for both at the lowest level: a fake `neopixel_write` module is registered
@@ -16,10 +16,6 @@ import sys
 import types
 from collections.abc import Callable
 from enum import Enum
-
-from magboard.hardware.interface import RGB
-
-_CHANNEL = {"R": 0, "G": 1, "B": 2}
 
 
 class SimLedPin:
@@ -38,19 +34,6 @@ class SimLedPin:
     @property
     def last(self) -> bytes:
         return self.frames[-1] if self.frames else b""
-
-
-def decode(data: bytes, order: str) -> list[RGB]:
-    """Colours per LED from the bytes on the wire, undoing the pixel order (brightness stays:
-    these are the levels the LEDs really show)."""
-    width = len(order)
-    if len(data) % width:
-        raise ValueError(f"{len(data)} bytes is not a whole number of {order} pixels")
-    places = [order.index(c) for c in "RGB"]
-    return [
-        tuple(data[i + p] for p in places)  # type: ignore[misc]
-        for i in range(0, len(data), width)
-    ]
 
 
 class _Direction(Enum):

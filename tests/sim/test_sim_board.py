@@ -62,7 +62,7 @@ def test_the_led_wire_carries_what_adafruit_neopixel_sends():
     expected = bytearray()
     for r, g, b in colours:  # GRB order, scaled as the driver scales: int(v * brightness)
         expected += bytes(int(v * brightness) for v in (g, r, b))
-    assert board.led_pin.last == bytes(expected)
+    assert board.led_wire.last == bytes(expected)
     assert (under_b2, under_c2) == (4, 3), "serpentine: the second row runs right to left"
     assert board.visible_leds()[under_b2] == (100, 50, 25)
 
