@@ -1,5 +1,6 @@
-"""The NeoPixel wire, captured: the real adafruit_neopixel class runs, and only the last step,
-`neopixel_write(pin, buffer)`, is replaced by a recorder. sim/ws2812.py reads the colours back.
+"""The NeoPixel wire on a pin other than SPI MOSI, captured: the real adafruit_neopixel class runs,
+and only the last step, `neopixel_write(pin, buffer)`, is replaced by a recorder. A chain on SPI
+MOSI is driven over a `SimSPI` instead; sim/ws2812.py reads both back.
 
 Off a Pi, Blinka has neither a `neopixel_write` for the board nor pins for `digitalio`, so the
 capture stands in for both at the lowest level: a fake `neopixel_write` module is registered
@@ -21,7 +22,7 @@ from enum import Enum
 class SimLedPin:
     """The data pin of a chain; keeps the frames written to it."""
 
-    def __init__(self, name: str = "D10") -> None:
+    def __init__(self, name: str = "D18") -> None:
         self.id = name
         self.frames: list[bytes] = []
         self.listeners: list[Callable[[bytes], None]] = []

@@ -49,7 +49,7 @@ def test_a_scan_is_one_bare_two_byte_read_per_chip():
     assert scan.frame == 1 << (14 + 3)
 
 
-def test_the_led_wire_carries_what_adafruit_neopixel_sends():
+def test_the_led_wire_carries_what_the_led_driver_sends():
     board = SimBoard(MINI)
     colours = [(0, 0, 0)] * MINI.leds.count
     under_b2 = MINI.led_index[(1, 1)]
