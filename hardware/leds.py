@@ -61,6 +61,23 @@ def spi_patterns(bit0: int = SPI_BIT0, bit1: int = SPI_BIT1) -> tuple[bytes, ...
     )
 
 
+@functools.cache
+def _neopixel_spi() -> type:
+    """NeoPixel_SPI with its encoding done by table: the same bytes, over ten times faster.
+    The driver turns each bit into its SPI byte in a Python loop over bits: about 0.4 ms a frame
+    of r1's 185 LEDs on a desktop x86 core, more on a Pi's, on the thread that scans the sensors.
+    A table of the 256 byte values' 8-byte patterns does it in one join (tests/hardware/
+    test_leds.py holds it to the driver's own)."""
+    import neopixel_spi
+
+    class NeoPixelSPI(neopixel_spi.NeoPixel_SPI):
+        def _transmogrify(self, buffer: bytearray) -> None:
+            patterns = spi_patterns(self._bit0, self._bit1)
+            self._spibuf[:] = b"".join(map(patterns.__getitem__, buffer))
+
+    return NeoPixelSPI
+
+
 class LedChain:
     def __init__(self, spec: BoardSpec, line: Any) -> None:
         """`line`: for a chain on the SPI MOSI pin (`on_spi(spec.leds)`), the SPI bus
@@ -69,9 +86,7 @@ class LedChain:
         self.count = spec.leds.count
         self.spi = on_spi(spec.leds)
         if self.spi:
-            import neopixel_spi
-
-            self._pixels = neopixel_spi.NeoPixel_SPI(
+            self._pixels = _neopixel_spi()(
                 line,
                 self.count,
                 brightness=spec.power.max_brightness,

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import neopixel_spi
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from magboard.hardware.leds import (
     SPI_BIT0,
     SPI_BIT1,
     SPI_FREQUENCY,
+    SPI_RESET_SECONDS,
     LedChain,
     on_spi,
     spi_stream_bytes,
@@ -70,6 +75,27 @@ def test_r1s_frame_is_one_message_longer_than_spidevs_default_buffer():
     [write] = spi.writes
     assert len(write.data) == spi_stream_bytes(185) > 4096  # spidev.bufsiz must be raised
     assert colours(from_spi(write.data), R1.leds.order)[184] == (127, 0, 0)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(*[st.integers(0, 255)] * 3), min_size=37, max_size=37))
+def test_the_table_encoder_sends_what_the_driver_itself_would(frame):
+    ours, theirs = SimSPI(record=True), SimSPI(record=True)
+    LedChain(MINI, ours).show(frame)
+    driver = neopixel_spi.NeoPixel_SPI(
+        theirs,
+        MINI.leds.count,
+        brightness=MINI.power.max_brightness,
+        auto_write=False,
+        pixel_order=MINI.leds.order,
+        frequency=SPI_FREQUENCY,
+        reset_time=SPI_RESET_SECONDS,
+        bit0=SPI_BIT0,
+        bit1=SPI_BIT1,
+    )
+    driver[:] = frame
+    driver.show()
+    assert ours.writes == theirs.writes
 
 
 def test_closing_the_chain_leaves_it_dark():
