@@ -59,6 +59,13 @@ class PiBoard:
                 f"cannot drive a real board here ({error}); on a Pi install the pi extra "
                 "(pip install 'magboard[pi]'), elsewhere run with --sim"
             ) from error
+        if not on_spi(spec.leds) and os.geteuid() != 0:
+            raise HardwareUnavailableError(
+                f"the LED chain is on {spec.leds.pin}, which adafruit_neopixel drives through "
+                "rpi_ws281x, as root only, and only on GPIO12, GPIO18 or GPIO21 (PWM, PCM); "
+                "the service runs without root: wire the data line to GPIO10 (SPI0 MOSI, "
+                'pin 19) and set pin = "D10"'
+            )
         self.spec = spec
         self.clock = MonotonicClock()
         self._gpio = GPIO
