@@ -1,9 +1,12 @@
-"""The real board on a Raspberry Pi: Blinka's I2C, the RPi.GPIO API, adafruit_neopixel.
+"""The real board on a Raspberry Pi: Blinka's I2C and SPI, the RPi.GPIO API.
 
-Only this module imports the board's pins, RPi.GPIO and the NeoPixel pin; it is never imported in
-CI. On Raspberry Pi OS Bookworm (kernel 6.6+) RPi.GPIO's edge detection fails and on a Pi 5 it
-cannot start: install the `pi` extra, which brings rpi-lgpio, the same `RPi.GPIO` module on
-lgpio (it conflicts with the RPi.GPIO package: have only one).
+Only this module imports the board's pins and RPi.GPIO and makes the buses; it is never imported
+in CI. The LED chain on GPIO10 goes out through Blinka's SPI (Adafruit_PureIO on /dev/spidev0.0),
+which needs no root; on another pin through adafruit_neopixel (rpi_ws281x), which needs root on
+the PWM and PCM pins, and the service has none (hardware/leds.py). On Raspberry Pi OS Bookworm
+(kernel 6.6+) RPi.GPIO's edge detection fails and on a Pi 5 it cannot start: install the `pi`
+extra, which brings rpi-lgpio, the same `RPi.GPIO` module on lgpio (it conflicts with the
+RPi.GPIO package: have only one).
 
 Threads: RPi.GPIO calls edge callbacks on its own thread; they only set an event and queue button
 events. The buses are touched only by the thread that calls `scan` and `show`.
@@ -16,14 +19,17 @@ import threading
 import time
 from collections import deque
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from .expanders import ExpanderArray
 from .interface import RGB, ButtonEvent, Fault, Scan
-from .leds import LedChain
+from .leds import LedChain, on_spi, spi_stream_bytes
 from .spec import BoardSpec
 
 BUTTON_BOUNCE_MS = 20
+SPIDEV = Path("/dev/spidev0.0")
+SPIDEV_BUFSIZ = Path("/sys/module/spidev/parameters/bufsiz")
 
 
 class HardwareUnavailableError(RuntimeError):
@@ -53,6 +59,13 @@ class PiBoard:
                 f"cannot drive a real board here ({error}); on a Pi install the pi extra "
                 "(pip install 'magboard[pi]'), elsewhere run with --sim"
             ) from error
+        if not on_spi(spec.leds) and os.geteuid() != 0:
+            raise HardwareUnavailableError(
+                f"the LED chain is on {spec.leds.pin}, which adafruit_neopixel drives through "
+                "rpi_ws281x, as root only, and only on GPIO12, GPIO18 or GPIO21 (PWM, PCM); "
+                "the service runs without root: wire the data line to GPIO10 (SPI0 MOSI, "
+                'pin 19) and set pin = "D10"'
+            )
         self.spec = spec
         self.clock = MonotonicClock()
         self._gpio = GPIO
@@ -64,6 +77,7 @@ class PiBoard:
             )
             for bus in spec.buses
         }
+        self.spi: Any = _led_spi(spec, board, busio) if on_spi(spec.leds) else None
         self.expanders = ExpanderArray(spec, self.buses, self.clock)
         GPIO.setmode(GPIO.BCM)
         self._interrupts = sorted({e.interrupt for e in spec.expanders if e.interrupt is not None})
@@ -76,7 +90,7 @@ class PiBoard:
             GPIO.add_event_detect(
                 pin, GPIO.BOTH, callback=self._on_button, bouncetime=BUTTON_BOUNCE_MS
             )
-        self.leds = LedChain(spec, getattr(board, spec.leds.pin))
+        self.leds = LedChain(spec, self.spi or getattr(board, spec.leds.pin))
 
     def _on_interrupt(self, pin: int) -> None:
         self._wake.set()
@@ -121,3 +135,34 @@ class PiBoard:
         self._gpio.cleanup([*self._interrupts, *self._buttons])
         for bus in self.buses.values():
             bus.deinit()
+        if self.spi is not None:
+            self.spi.deinit()
+
+
+def _led_spi(spec: BoardSpec, board: Any, busio: Any) -> Any:
+    """SPI0, whose MOSI is the LED chain's data line, set to send a frame in one message.
+
+    Blinka's SPI (Adafruit_PureIO) cuts a write into messages of `SPI_BUFSIZE` bytes (4096
+    unless set), and between two the line idles low, which the LEDs may take for the reset: the
+    rest of the frame would then start the chain over. r1's frame is 4,920 bytes. So it is told
+    the frame's size; the kernel's spidev takes a message of at most its `bufsiz` (4096 unless
+    the kernel command line raises it), which is checked here rather than at the first frame.
+    """
+    if not SPIDEV.exists():
+        raise HardwareUnavailableError(
+            f"the LED chain is on GPIO10 (SPI0 MOSI) and there is no {SPIDEV}: enable SPI "
+            "(dtparam=spi=on in config.txt) and reboot"
+        )
+    frame = spi_stream_bytes(spec.leds.count, spec.leds.colours)
+    try:
+        limit = int(SPIDEV_BUFSIZ.read_text())
+    except (OSError, ValueError):
+        limit = None  # not to be read here: a frame too long for it fails on the first show
+    if limit is not None and limit < frame:
+        raise HardwareUnavailableError(
+            f"an LED frame of board {spec.name} is {frame} bytes on SPI and the kernel's spidev "
+            f"sends at most {limit} in one message: add spidev.bufsiz=65536 to the kernel "
+            "command line (/boot/firmware/cmdline.txt) and reboot"
+        )
+    os.environ["SPI_BUFSIZE"] = str(frame)  # read by Adafruit_PureIO when the bus is made
+    return busio.SPI(board.SCK, MOSI=board.MOSI)

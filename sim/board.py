@@ -2,10 +2,12 @@
 the lowest boundary.
 
 Below: emulated MCP23017s and TCA9548As on simulated I2C buses, GPIO lines for the interrupt
-and button wires, a captured NeoPixel data pin, a virtual clock. Above: the same
+and button wires, a simulated SPI bus whose MOSI is the LED chain's data line (or, for a chain on
+another pin, a captured NeoPixel data pin), a virtual clock. Above: the same
 `hardware.expanders.ExpanderArray` (adafruit_mcp230xx, adafruit_tca9548a) and
-`hardware.leds.LedChain` (adafruit_neopixel) the Pi runs. The world (sim/world.py) drives the
-sensors through `set_sensors`; the firmware sees only the `Board` interface.
+`hardware.leds.LedChain` (adafruit_neopixel_spi, or adafruit_neopixel) the Pi runs. The world
+(sim/world.py) drives the sensors through `set_sensors`; the firmware sees only the `Board`
+interface.
 """
 
 from __future__ import annotations
@@ -15,15 +17,17 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from magboard.hardware.expanders import ExpanderArray
 from magboard.hardware.interface import RGB, ButtonEvent, Fault, Scan
-from magboard.hardware.leds import LedChain
+from magboard.hardware.leds import LedChain, on_spi
 from magboard.hardware.spec import INPUT_PINS, BoardSpec
 
 from .clock import VirtualClock
 from .gpio import GpioLine, LineDriver
 from .i2c import I2CSegment, SimI2C
 from .mcp23017 import SimMCP23017
-from .neopixel_wire import SimLedPin, decode, install
+from .neopixel_wire import SimLedPin, install
+from .spi import SimSPI
 from .tca9548a import SimTCA9548A
+from .ws2812 import LedWire, SpiLedWire, colours
 
 
 class SimBoard:
@@ -79,11 +83,19 @@ class SimBoard:
         self.dead_leds: set[int] = set()
         for index in dead_expanders:
             self.kill_expander(index)
-        install()
-        self.led_pin = SimLedPin(spec.leds.pin)
+        self.spi: SimSPI | None = None
+        self.led_wire: LedWire
+        """The chain's data line: every frame it received, as the bytes the LEDs got."""
+        if on_spi(spec.leds):
+            self.spi = SimSPI()
+            self.led_wire = SpiLedWire(self.spi, spec.leds.colours)
+            line: object = self.spi
+        else:
+            install()
+            self.led_wire = line = SimLedPin(spec.leds.pin)
         # The real drivers, on top.
         self.expanders = ExpanderArray(spec, self.buses, self.clock)
-        self.leds = LedChain(spec, self.led_pin)
+        self.leds = LedChain(spec, line)
 
     # The Board interface.
 
@@ -179,10 +191,13 @@ class SimBoard:
 
     def visible_leds(self) -> list[RGB]:
         """What the LEDs show now: the last frame on the wire, dark where an LED is dead."""
-        if not self.led_pin.frames:
+        if not self.led_wire.frames:
             return [(0, 0, 0)] * self.spec.leds.count
-        colours = decode(self.led_pin.last, self.spec.leds.order)
-        return [(0, 0, 0) if i in self.dead_leds else c for i, c in enumerate(colours)]
+        shown = colours(self.led_wire.last, self.spec.leds.order)
+        for i in self.dead_leds:
+            if i < len(shown):
+                shown[i] = (0, 0, 0)
+        return shown
 
     def frame_of(self, pins_per_chip: Sequence[int]) -> int:
         """A frame from raw expander words (tests): the inverse of the wiring map."""

@@ -1,5 +1,6 @@
-"""The NeoPixel wire, captured: the real adafruit_neopixel class runs, and only the last step,
-`neopixel_write(pin, buffer)`, is replaced by a recorder.
+"""The NeoPixel wire on a pin other than SPI MOSI, captured: the real adafruit_neopixel class runs,
+and only the last step, `neopixel_write(pin, buffer)`, is replaced by a recorder. A chain on SPI
+MOSI is driven over a `SimSPI` instead; sim/ws2812.py reads both back.
 
 Off a Pi, Blinka has neither a `neopixel_write` for the board nor pins for `digitalio`, so the
 capture stands in for both at the lowest level: a fake `neopixel_write` module is registered
@@ -17,15 +18,11 @@ import types
 from collections.abc import Callable
 from enum import Enum
 
-from magboard.hardware.interface import RGB
-
-_CHANNEL = {"R": 0, "G": 1, "B": 2}
-
 
 class SimLedPin:
     """The data pin of a chain; keeps the frames written to it."""
 
-    def __init__(self, name: str = "D10") -> None:
+    def __init__(self, name: str = "D18") -> None:
         self.id = name
         self.frames: list[bytes] = []
         self.listeners: list[Callable[[bytes], None]] = []
@@ -38,19 +35,6 @@ class SimLedPin:
     @property
     def last(self) -> bytes:
         return self.frames[-1] if self.frames else b""
-
-
-def decode(data: bytes, order: str) -> list[RGB]:
-    """Colours per LED from the bytes on the wire, undoing the pixel order (brightness stays:
-    these are the levels the LEDs really show)."""
-    width = len(order)
-    if len(data) % width:
-        raise ValueError(f"{len(data)} bytes is not a whole number of {order} pixels")
-    places = [order.index(c) for c in "RGB"]
-    return [
-        tuple(data[i + p] for p in places)  # type: ignore[misc]
-        for i in range(0, len(data), width)
-    ]
 
 
 class _Direction(Enum):

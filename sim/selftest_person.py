@@ -72,7 +72,7 @@ class SelfTestPerson:
         self._seen_lit = False
         self._frames = 0
         self._watching_dark = False
-        board.led_pin.listeners.append(self._frame_sent)
+        board.led_wire.listeners.append(self._frame_sent)
 
     # What they see.
 

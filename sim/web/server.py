@@ -226,7 +226,7 @@ class BoardHost:
         self._keep_pace()
         # It runs for days: keep what the session and the captured wire remember bounded (in
         # place, as the session's sinks and the wire hold these very lists).
-        for kept in (self.session.events, self.session.board.led_pin.frames):
+        for kept in (self.session.events, self.session.board.led_wire.frames):
             if len(kept) > 2 * KEEP_EVENTS:
                 del kept[:-KEEP_EVENTS]
         self.flush()

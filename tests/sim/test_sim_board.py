@@ -49,7 +49,7 @@ def test_a_scan_is_one_bare_two_byte_read_per_chip():
     assert scan.frame == 1 << (14 + 3)
 
 
-def test_the_led_wire_carries_what_adafruit_neopixel_sends():
+def test_the_led_wire_carries_what_the_led_driver_sends():
     board = SimBoard(MINI)
     colours = [(0, 0, 0)] * MINI.leds.count
     under_b2 = MINI.led_index[(1, 1)]
@@ -62,7 +62,7 @@ def test_the_led_wire_carries_what_adafruit_neopixel_sends():
     expected = bytearray()
     for r, g, b in colours:  # GRB order, scaled as the driver scales: int(v * brightness)
         expected += bytes(int(v * brightness) for v in (g, r, b))
-    assert board.led_pin.last == bytes(expected)
+    assert board.led_wire.last == bytes(expected)
     assert (under_b2, under_c2) == (4, 3), "serpentine: the second row runs right to left"
     assert board.visible_leds()[under_b2] == (100, 50, 25)
 

@@ -141,7 +141,7 @@ def wire_colours(server: ServerThread) -> dict[str, str]:
 
     def read() -> dict[str, str]:
         board = server.host.session.board
-        wire, order = board.led_pin.last, board.spec.leds.order
+        wire, order = board.led_wire.last, board.spec.leds.order
         width = len(order)
         colours = {}
         for place, led in board.spec.led_index.items():

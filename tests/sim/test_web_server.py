@@ -621,7 +621,7 @@ def test_sim_leds_are_the_captured_neopixel_bytes(server, page):
 
     def wire() -> str:
         board = host.session.board
-        return decoded(board.led_pin.last, board.spec.leds.order)
+        return decoded(board.led_wire.last, board.spec.leds.order)
 
     before = server.call(wire)
     leds = page.greeting()["sim-leds"]
