@@ -1,6 +1,7 @@
 """The emulated machine itself: it boots, its agent answers, the kernel has what the board needs
 (CUSE, gpio-sim through configfs), systemd's hardening works, the repository is shared read-only,
-and a cold power cut leaves a disk that boots again with the journal of the boot it cut.
+guest ports reach the host, the world's port carries bytes, and a cold power cut leaves a disk
+that boots again with the journal of the boot it cut.
 
 Skipped unless asked for and built (tests/hil/conftest.py): `make hil`.
 """
@@ -8,6 +9,9 @@ Skipped unless asked for and built (tests/hil/conftest.py): `make hil`.
 from __future__ import annotations
 
 import shlex
+import socket
+import time
+import urllib.request
 from collections.abc import Iterator
 
 import pytest
@@ -45,7 +49,7 @@ HARDENING = [
 
 @pytest.fixture(scope="module")
 def machine() -> Iterator[Machine]:
-    with Machine() as booted:
+    with Machine(forward=[8000]) as booted:
         booted.run(["systemctl", "is-system-running", "--wait"], timeout=300)
         yield booted
 
@@ -109,6 +113,31 @@ def test_a_gpio_sim_chip_made_through_configfs_is_a_gpiochip(machine: Machine) -
 def test_the_repository_is_shared_read_only(machine: Machine) -> None:
     assert "magboard" in machine.run(["cat", "/srv/magboard/pyproject.toml"], check=True).stdout
     assert not machine.run(["touch", "/srv/magboard/written-by-the-guest"]).ok
+
+
+def test_a_guest_port_is_forwarded_to_the_host(machine: Machine) -> None:
+    serve = ["python3", "-m", "http.server", "--directory", "/srv/magboard", "8000"]
+    machine.run(["systemd-run", "--unit=hil-web", *serve], check=True)
+    url = f"http://127.0.0.1:{machine.ports[8000]}/pyproject.toml"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=10) as response:
+                assert b"magboard" in response.read()
+                break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+    machine.run(["systemctl", "stop", "hil-web"], check=True)
+
+
+def test_the_world_port_carries_bytes_from_the_host(machine: Machine) -> None:
+    with socket.socket(socket.AF_UNIX) as world:
+        world.connect(str(machine.world_socket))
+        world.sendall(b"ping\n")
+        port = "/dev/virtio-ports/org.magboard.world"
+        assert machine.run(["head", "-n", "1", port], timeout=20).stdout == "ping\n"
 
 
 def test_a_cold_power_cut_boots_again_with_the_cut_boot_in_the_journal() -> None:
