@@ -14,6 +14,11 @@ and "timeout": true; one that cannot be started is answered with rc null and "er
 run concurrently, each in a thread, so a slow one does not hold up the rest; replies go out
 whole, one a line, in the order they finish.
 
+It is copied into the image (build.py's last step, seconds to redo) rather than run from the
+repository's 9p share: the agent is how a test looks into a machine whose boot went wrong, so it
+must not depend on the share being mounted, nor change under a machine already built; and the
+tests find no image built for an agent that changed, rather than an old agent in it.
+
 The port is found by its name in /sys/class/virtio-ports rather than through udev's
 /dev/virtio-ports symlink, so the agent answers before udev has run. When the host goes away
 (reading gives end of file) the port is opened again and a new hello sent once the host is back.
