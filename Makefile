@@ -5,7 +5,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NATIVE := firmware/native/.built
 
-.PHONY: setup browser poppler systemd mosquitto openspiel run test bench strength perft-deep lint clean
+.PHONY: setup browser poppler systemd mosquitto openspiel run test bench strength perft-deep lint clean \
+	hil-packages hil-machine hil
 
 setup: $(STAMP) $(NATIVE)
 
@@ -96,6 +97,31 @@ strength: setup
 # Perft too deep for `make test`: Meeple Maneuver's depth 3 (4,129,536), engine against model.
 perft-deep: setup
 	$(BIN)/python -m pytest -m deep
+
+# The emulated machine for the hardware-in-the-loop tests (sim/machine/): a QEMU PC (TCG, no KVM)
+# booting a kernel built from Debian's linux-source and a Debian root file system made by
+# mmdebstrap, cached outside the repository in $MAGBOARD_HIL_CACHE (~/.cache/magboard/hil). Its
+# packages are installed where this can be done, as above; building the root file system needs
+# root. `hil-machine` builds what is missing (a kernel takes minutes), then boots the machine once
+# and shows what the tests rely on; `hil` runs the tests that boot it (never part of `make test`).
+HIL_PACKAGES := qemu-system-x86 qemu-utils mmdebstrap linux-source e2fsprogs systemd \
+	build-essential bc bison flex libelf-dev libssl-dev dwarves cpio kmod
+
+hil-packages:
+	@missing=; for p in $(HIL_PACKAGES); do \
+	  [ "$$(dpkg-query -W -f='$${db:Status-Status}' $$p 2>/dev/null)" = installed ] || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
+	  if command -v apt-get >/dev/null && $$SUDO true 2>/dev/null; then \
+	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "the emulated machine needs$$missing, which cannot be installed here"; exit 1; fi; fi
+
+hil-machine: setup hil-packages
+	nice $(BIN)/python -m magboard.sim.machine.build
+	$(BIN)/python -m magboard.sim.machine.vm
+
+hil: hil-machine
+	$(BIN)/python -m pytest tests/hil
 
 lint: setup
 	$(BIN)/ruff check .

@@ -1,0 +1,504 @@
+"""Builds the emulated machine from Debian packages, each step cached outside the repository.
+
+    python -m magboard.sim.machine.build [--print]
+
+Three steps, each rebuilt only when its inputs change, in `$MAGBOARD_HIL_CACHE` (by default
+`~/.cache/magboard/hil`), one directory a step named by the hash of its inputs:
+
+- `kernel`: `kernel.config` merged onto `make tinyconfig` of Debian's linux-source and built into
+  a bzImage. Inputs: the fragment, the linux-source package and version, this step's code.
+- `rootfs`: a Debian bookworm tree made by mmdebstrap from the archive the host's apt uses, as a
+  tarball. Inputs: the suite, the host's Debian sources, the package list, this step's code.
+- `image`: the tree with the machine's own files (hostname, fstab, journald, network, the guest
+  agent and its unit) written into an ext4 image. Inputs: the rootfs step, those files, the
+  agent, this step's code. An agent change rebuilds only this step, in seconds.
+
+"This step's code" is the source of the functions that make it, so a change elsewhere in this
+file (the command line, the messages) rebuilds nothing. The rootfs and image steps run as root
+(mmdebstrap's root mode, files owned by the users the packages made).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import hashlib
+import inspect
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+FRAGMENT = HERE / "kernel.config"
+AGENT = HERE / "agent.py"
+SUITE = "bookworm"
+# What the machine runs: systemd as init with udev and dbus; python3 with what a virtual
+# environment of the project needs offline (venv, cffi, wheel); the MQTT broker the board talks
+# to; kmod and procps because systemd's units call them; iproute2 to look at the network; gpiod's
+# tools to look at the simulated GPIO chips by hand.
+PACKAGES = (
+    "systemd",
+    "systemd-sysv",
+    "udev",
+    "dbus",
+    "python3",
+    "python3-venv",
+    "python3-cffi",
+    "python3-wheel",
+    "mosquitto",
+    "kmod",
+    "iproute2",
+    "procps",
+    "gpiod",
+)
+# The tag under which the repository is shared (vm.py), and where the guest mounts it.
+SHARE_TAG = "magboard"
+SHARE_MOUNT = "/srv/magboard"
+# The virtio-serial port names (vm.py makes the ports; the agent opens its own by name).
+AGENT_PORT = "org.magboard.agent"
+WORLD_PORT = "org.magboard.world"
+HOSTNAME = "magboard-hil"
+# Units enabled in the image: the network (for forwarded ports) and the agent.
+ENABLE = ("systemd-networkd.service", "magboard-hil-agent.service")
+# Free room in the image beyond what the tree takes: journals, a virtual environment, test data.
+IMAGE_FREE = 1536 * 1024 * 1024
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("MAGBOARD_HIL_CACHE") or Path.home() / ".cache/magboard/hil")
+
+
+class BuildError(RuntimeError):
+    """A step that cannot be built here, with what to do about it."""
+
+
+# ----------------------------------------------------------------------------------------------
+# Inputs.
+
+
+def linux_source() -> tuple[Path, str]:
+    """Debian's linux-source tarball and `package version`, newest first if several."""
+    tarballs = sorted(Path("/usr/src").glob("linux-source-*.tar.xz"), reverse=True)
+    if not tarballs:
+        raise BuildError("no /usr/src/linux-source-*.tar.xz: install Debian's linux-source")
+    tarball = tarballs[0]
+    package = tarball.name.removesuffix(".tar.xz")
+    version = _output("dpkg-query", "-W", "-f=${Version}", package).strip()
+    return tarball, f"{package} {version}"
+
+
+def debian_sources(suite: str = SUITE) -> list[str]:
+    """The host apt's Debian sources for `suite` (and its -updates, -security), one-line style.
+
+    Other repositories the host has (a vendor's, nodesource) are left out: the machine is made
+    of Debian's archive only, as the host sees it (the same mirror, snapshot or proxy)."""
+    entries: list[tuple[str, str, str, str]] = []  # (options, uri, suite, components)
+    apt = Path("/etc/apt")
+    files = [apt / "sources.list", *sorted((apt / "sources.list.d").glob("*"))]
+    for path in files:
+        if not path.is_file():
+            continue
+        text = path.read_text()
+        if path.suffix == ".sources":
+            for stanza in re.split(r"\n\s*\n", text):
+                fields: dict[str, str] = {}
+                for line in stanza.splitlines():
+                    if line.startswith("#") or ":" not in line or line[:1].isspace():
+                        continue
+                    key, _, value = line.partition(":")
+                    fields[key.strip().lower()] = value.strip()
+                if fields.get("enabled", "yes") == "no" or "deb" not in fields.get("types", ""):
+                    continue
+                options = f"[signed-by={fields['signed-by']}] " if "signed-by" in fields else ""
+                for uri in fields.get("uris", "").split():
+                    for s in fields.get("suites", "").split():
+                        entries.append((options, uri, s, fields.get("components", "")))
+        elif path.suffix == ".list" or path.name == "sources.list":
+            for line in text.splitlines():
+                match = re.match(r"\s*deb\s+(\[[^]]*\]\s+)?(\S+)\s+(\S+)\s*(.*)", line)
+                if match:
+                    options, uri, s, components = match.groups()
+                    options = f"{options.strip()} " if options else ""
+                    entries.append((options, uri, s, components))
+    chosen = [entry for entry in entries if entry[2].split("/")[0].split("-")[0] == suite]
+    if not any(entry[2] == suite for entry in chosen):
+        raise BuildError(f"the host's apt has no Debian {suite} source to build the machine from")
+    lines = [
+        f"deb {options}{uri} {s} {components}".strip() for options, uri, s, components in chosen
+    ]
+    return lines
+
+
+# ----------------------------------------------------------------------------------------------
+# The steps.
+
+
+@dataclass(frozen=True)
+class Step:
+    """One cached step: its directory is `CACHE/name/KEY`, complete once `done` exists there."""
+
+    name: str
+    key: str
+
+    @property
+    def dir(self) -> Path:
+        return cache_dir() / self.name / self.key
+
+    @property
+    def done(self) -> bool:
+        return (self.dir / "done").exists()
+
+
+def _key(*parts: str | bytes) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        data = part.encode() if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()[:16]
+
+
+def _code(*functions: Callable[..., object]) -> str:
+    return "\n".join(inspect.getsource(function) for function in functions)
+
+
+def kernel_step() -> Step:
+    _, source = linux_source()
+    return Step("kernel", _key(FRAGMENT.read_bytes(), source, _code(build_kernel, _check_config)))
+
+
+def rootfs_step() -> Step:
+    return Step(
+        "rootfs",
+        _key(SUITE, "\n".join(debian_sources()), "\n".join(PACKAGES), _code(build_rootfs)),
+    )
+
+
+def image_step(rootfs: Step | None = None) -> Step:
+    rootfs = rootfs or rootfs_step()
+    files = "\n".join(f"{path}\n{mode:o}\n{content}" for path, mode, content in image_files())
+    return Step(
+        "image",
+        _key(rootfs.key, files, "\n".join(ENABLE), _code(build_image, image_files)),
+    )
+
+
+@dataclass(frozen=True)
+class Artifacts:
+    kernel: Path
+    image: Path
+
+
+def artifacts() -> Artifacts:
+    """Where the machine for the current inputs is (whether or not it is built yet)."""
+    return Artifacts(kernel_step().dir / "bzImage", image_step().dir / "rootfs.ext4")
+
+
+def built() -> Artifacts | None:
+    """The machine for the current inputs, or None when `make hil-machine` has not built it."""
+    try:
+        kernel, image = kernel_step(), image_step()
+    except (BuildError, OSError, subprocess.CalledProcessError):
+        return None
+    if kernel.done and image.done:
+        return Artifacts(kernel.dir / "bzImage", image.dir / "rootfs.ext4")
+    return None
+
+
+def build_kernel(step: Step, log: Path) -> None:
+    """Extracts linux-source once per version and builds in one object tree per version, so a
+    change of the fragment rebuilds only what it touches."""
+    tarball, source = linux_source()
+    tag = source.replace(" ", "_")
+    src = cache_dir() / "kernel" / f"src-{tag}"
+    if not (src / "Makefile").exists():
+        partial = src.with_name(src.name + ".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        _run(["tar", "-xJf", str(tarball), "-C", str(partial), "--strip-components=1"], log)
+        partial.rename(src)
+    obj = cache_dir() / "kernel" / f"obj-{tag}"
+    obj.mkdir(parents=True, exist_ok=True)
+    make = ["nice", "make", "-C", str(src), f"O={obj}", "ARCH=x86_64"]
+    _run([*make, "tinyconfig"], log)
+    _run(
+        [
+            str(src / "scripts/kconfig/merge_config.sh"),
+            "-m",
+            "-O",
+            str(obj),
+            str(obj / ".config"),
+            str(FRAGMENT),
+        ],
+        log,
+        cwd=src,
+    )
+    _run([*make, "olddefconfig"], log)
+    _check_config(obj / ".config")
+    _run([*make, f"-j{os.cpu_count() or 1}", "bzImage"], log)
+    step.dir.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(obj / "arch/x86/boot/bzImage", step.dir / "bzImage")
+    shutil.copy2(obj / ".config", step.dir / "config")
+
+
+def _check_config(config: Path) -> None:
+    """Every option of the fragment as the fragment says, or the build stops: Kconfig drops an
+    option silently when a dependency is missing."""
+    merged: dict[str, str] = {}
+    for line in config.read_text().splitlines():
+        if match := re.match(r"(CONFIG_\w+)=(.*)", line):
+            merged[match[1]] = match[2]
+    missing = []
+    for line in FRAGMENT.read_text().splitlines():
+        if match := re.match(r"(CONFIG_\w+)=(.*)", line):
+            if merged.get(match[1]) != match[2]:
+                missing.append(f"{match[1]}={match[2]} (got {merged.get(match[1], 'unset')})")
+        elif (match := re.match(r"# (CONFIG_\w+) is not set", line)) and match[1] in merged:
+            missing.append(f"{match[1]} unset (got {merged[match[1]]})")
+    if missing:
+        raise BuildError("the kernel config lost options of the fragment: " + ", ".join(missing))
+
+
+def build_rootfs(step: Step, log: Path) -> None:
+    """mmdebstrap's minbase (Essential: yes and apt) plus the machine's packages, as a tarball.
+    Documentation, man pages and translations are left out: nobody reads them in the machine."""
+    step.dir.mkdir(parents=True, exist_ok=True)
+    excludes = ["/usr/share/doc/*", "/usr/share/man/*", "/usr/share/info/*", "/usr/share/locale/*"]
+    command = [
+        "mmdebstrap",
+        "--mode=root",
+        "--variant=minbase",
+        "--include=" + ",".join(PACKAGES),
+        *(f"--dpkgopt=path-exclude={pattern}" for pattern in excludes),
+        "--dpkgopt=path-include=/usr/share/doc/*/copyright",
+        SUITE,
+        str(step.dir / "rootfs.tar"),
+        *debian_sources(),
+    ]
+    _run(command, log)
+
+
+def image_files() -> list[tuple[str, int, str]]:
+    """What the image adds to the tree: (path, mode, content); a path ending in / is a directory.
+    The units in ENABLE are enabled in it afterwards."""
+    agent_unit = f"""\
+# The guest agent: runs the host's commands (vm.py) over the virtio-serial port
+# {AGENT_PORT}. Started as early as possible and needing no network, so a machine whose boot
+# went wrong can still be looked at; restarted whatever ends it.
+[Unit]
+Description=magboard HIL guest agent
+DefaultDependencies=no
+After=systemd-journald.socket
+Before=sysinit.target shutdown.target
+Conflicts=shutdown.target
+
+[Service]
+ExecStart=/usr/bin/python3 -u /usr/local/lib/magboard-hil/agent.py --port {AGENT_PORT}
+Restart=always
+RestartSec=1
+
+[Install]
+WantedBy=sysinit.target
+"""
+    return [
+        ("etc/hostname", 0o644, f"{HOSTNAME}\n"),
+        ("etc/hosts", 0o644, f"127.0.0.1\tlocalhost\n127.0.1.1\t{HOSTNAME}\n::1\tlocalhost\n"),
+        (
+            "etc/fstab",
+            0o644,
+            "# The root file system is mounted read-write by the kernel (root=/dev/vda rw).\n"
+            "/dev/vda\t/\text4\tdefaults\t0\t0\n"
+            f"# The repository, shared read-only by the host (vm.py); nofail: a machine booted\n"
+            f"# without it still comes up.\n"
+            f"{SHARE_TAG}\t{SHARE_MOUNT}\t9p\t"
+            "trans=virtio,version=9p2000.L,msize=262144,ro,nofail\t0\t0\n",
+        ),
+        (f"{SHARE_MOUNT.lstrip('/')}/", 0o755, ""),
+        (
+            "etc/systemd/journald.conf.d/magboard-hil.conf",
+            0o644,
+            "# The journal kept on disk, synced every second, so what happened before a cold\n"
+            "# power cut (vm.Machine.kill) can be read after the next boot.\n"
+            "[Journal]\nStorage=persistent\nSyncIntervalSec=1s\n",
+        ),
+        (
+            "etc/systemd/network/10-magboard-hil.network",
+            0o644,
+            "# QEMU's user-mode network: an address by DHCP, for ports forwarded from the host.\n"
+            "[Match]\nName=en* eth*\n\n[Network]\nDHCP=ipv4\nIPv6AcceptRA=no\n",
+        ),
+        ("etc/systemd/system/magboard-hil-agent.service", 0o644, agent_unit),
+        ("usr/local/lib/magboard-hil/agent.py", 0o755, AGENT.read_text()),
+    ]
+
+
+def build_image(step: Step, log: Path, rootfs: Step) -> None:
+    """The rootfs tarball unpacked, the machine's files written over it, and the tree copied into
+    a sparse ext4 image by mke2fs -d (no loop mount, no root needed beyond unpacking as root)."""
+    tree = step.dir / "tree"
+    shutil.rmtree(tree, ignore_errors=True)
+    tree.mkdir(parents=True)
+    try:
+        _run(
+            [
+                "tar",
+                "-xf",
+                str(rootfs.dir / "rootfs.tar"),
+                "-C",
+                str(tree),
+                "--numeric-owner",
+                "--xattrs",
+                "--xattrs-include=*",
+            ],
+            log,
+        )
+        for path, mode, content in image_files():
+            target = tree / path
+            if path.endswith("/"):
+                target.mkdir(parents=True, exist_ok=True)
+                target.chmod(mode)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.is_symlink() or target.exists():
+                target.unlink()
+            target.write_text(content)
+            target.chmod(mode)
+        _run(["systemctl", f"--root={tree}", "enable", *ENABLE], log)
+        used = int(_output("du", "-sb", str(tree)).split()[0])
+        size = (used * 5 // 4 + IMAGE_FREE) // (1 << 20)
+        image = step.dir / "rootfs.ext4"
+        image.unlink(missing_ok=True)
+        _run(
+            [
+                "mke2fs",
+                "-q",
+                "-t",
+                "ext4",
+                "-L",
+                "magboard-hil",
+                "-d",
+                str(tree),
+                str(image),
+                f"{size}M",
+            ],
+            log,
+        )
+    finally:
+        shutil.rmtree(tree, ignore_errors=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# Running.
+
+
+def _output(*command: str) -> str:
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout
+
+
+def _run(command: list[str], log: Path, cwd: Path | None = None) -> None:
+    with log.open("a") as out:
+        out.write(f"$ {' '.join(command)}\n")
+        out.flush()
+        done = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, cwd=cwd)
+    if done.returncode:
+        tail = "".join(log.read_text().splitlines(keepends=True)[-30:])
+        raise BuildError(f"{command[0]} failed ({done.returncode}); end of {log}:\n{tail}")
+
+
+@contextlib.contextmanager
+def _locked() -> Iterator[None]:
+    """One build at a time in a cache (another worktree may build the same machine)."""
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    with (cache_dir() / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _prune(step: Step, keep: int = 2) -> None:
+    """Keeps the newest `keep` builds of a step (this one among them): the cache stays bounded."""
+    parent = step.dir.parent
+    builds = sorted(
+        (d for d in parent.iterdir() if d.is_dir() and (d / "done").exists()),
+        key=lambda d: (d / "done").stat().st_mtime,
+        reverse=True,
+    )
+    for old in builds[keep:]:
+        if old != step.dir:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _do(step: Step, build: Callable[..., None], *args: object, say=print) -> None:
+    if step.done:
+        say(f"{step.name}: cached ({step.dir})")
+        return
+    shutil.rmtree(step.dir, ignore_errors=True)
+    step.dir.mkdir(parents=True)
+    log = step.dir / "build.log"
+    say(f"{step.name}: building ({log})")
+    start = time.monotonic()
+    build(step, log, *args)
+    elapsed = time.monotonic() - start
+    (step.dir / "done").write_text(f"{elapsed:.1f}\n")
+    _prune(step)
+    say(f"{step.name}: built in {elapsed:.0f} s")
+
+
+def build(say=print) -> Artifacts:
+    """Builds whatever is missing and says what each step took, or that it was cached."""
+    with _locked():
+        start = time.monotonic()
+        kernel = kernel_step()
+        _do(kernel, build_kernel, say=say)
+        rootfs = rootfs_step()
+        image = image_step(rootfs)
+        if image.done:
+            say("rootfs: cached" if rootfs.done else "rootfs: not needed (the image is cached)")
+        else:
+            if os.geteuid() != 0:
+                raise BuildError(
+                    "the root file system is built as root (mmdebstrap's root mode, mke2fs of a "
+                    "tree owned by the image's users): run this as root"
+                )
+            _do(rootfs, build_rootfs, say=say)
+        _do(image, build_image, rootfs, say=say)
+        say(f"machine: ready in {time.monotonic() - start:.1f} s")
+        return Artifacts(kernel.dir / "bzImage", image.dir / "rootfs.ext4")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m magboard.sim.machine.build",
+        description=(
+            "Build the emulated machine for the hardware-in-the-loop tests (kernel, Debian root "
+            f"file system, disk image), cached in {cache_dir()}."
+        ),
+    )
+    parser.add_argument(
+        "--print",
+        action="store_true",
+        help="print where the kernel and the image are, building nothing",
+    )
+    args = parser.parse_args(argv)
+    if args.print:
+        found = built()
+        wanted = artifacts()
+        print(f"kernel {wanted.kernel}\nimage  {wanted.image}\nbuilt  {'yes' if found else 'no'}")
+        return 0 if found else 1
+    try:
+        result = build()
+    except BuildError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(f"kernel {result.kernel}\nimage  {result.image}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
