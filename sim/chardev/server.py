@@ -121,6 +121,7 @@ class CuseServer:
         self._handles: dict[int, object] = {}
         self._next_fh = itertools.count(1)
         self._kept: list[_Kept] = []
+        self._watched: list[Stall] = []
         self._stopping = False
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
@@ -188,11 +189,16 @@ class CuseServer:
             os.write(self._wake_w, b"\0")
 
     def watch(self, stall: Stall) -> None:
-        """Wake whenever `stall` is engaged or released."""
+        """Wake whenever `stall` is engaged or released (until `close`)."""
         stall.add_listener(self.wake)
+        self._watched.append(stall)
 
     def close(self) -> None:
-        """Release the wake pipe (the channel is the caller's to close)."""
+        """Stop watching stalls and release the wake pipe (the channel is the caller's to
+        close). After `serve` has returned."""
+        for stall in self._watched:
+            stall.remove_listener(self.wake)
+        self._watched.clear()
         os.close(self._wake_r)
         os.close(self._wake_w)
 
@@ -208,6 +214,15 @@ class CuseServer:
     # Dispatch.
 
     def _dispatch(self, request: Request) -> None:
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug(
+                "%s: %s #%d from pid %d, %d bytes",
+                self.device.name,
+                _name(request),
+                request.unique,
+                request.header.pid,
+                len(request.body),
+            )
         handler = self._handlers.get(request.opcode)
         if handler is None:
             self._send(fuse.error_reply(request.unique, errno.ENOSYS))
@@ -374,6 +389,10 @@ class CuseServer:
         return memoryview(self._buffer)[:count]
 
     def _send(self, answer: bytes) -> None:
+        if log.isEnabledFor(logging.DEBUG):
+            header = fuse.OutHeader.unpack_from(answer)
+            log.debug("%s: #%d answered %d, %d bytes", self.device.name, header.unique,
+                      header.error, len(answer))  # fmt: skip
         try:
             os.write(self.fd, answer)
         except OSError as error:
