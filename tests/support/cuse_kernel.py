@@ -10,6 +10,8 @@ making the call, and records each round.
 
 from __future__ import annotations
 
+import array
+import ctypes
 import errno
 import os
 import socket
@@ -188,7 +190,12 @@ class FakeKernel:
         return self.send(FUSE_IOCTL, head, copied)
 
     def ioctl(
-        self, fh: int, cmd: int, arg: int, memory: CallerMemory | None = None, compat: bool = False
+        self,
+        fh: int,
+        cmd: int,
+        arg: int,
+        memory: CallerMemory | ProcessMemory | None = None,
+        compat: bool = False,
     ) -> int:
         """The whole ioctl, retries and all, as `fuse_do_ioctl` runs it; its result, or the
         OSError the caller would get."""
@@ -255,3 +262,72 @@ class Connection:
         self.server.close()
         self.kernel_side.close()
         self.server_side.close()
+
+
+class ProcessMemory:
+    """This process's own memory, for a caller that is real Python code (Adafruit_PureIO)
+    whose ctypes buffers the fake kernel copies from and to, as the kernel would."""
+
+    def read(self, address: int, length: int) -> bytes:
+        if not address:
+            raise OSError(errno.EFAULT, "NULL")
+        return ctypes.string_at(address, length)
+
+    def write(self, address: int, data: bytes) -> None:
+        if not address:
+            raise OSError(errno.EFAULT, "NULL")
+        ctypes.memmove(address, data, len(data))
+
+
+class FakeFile:
+    """An open of a CUSE device, as Python's `open(..., buffering=0)` file would use it."""
+
+    def __init__(self, kernel: FakeKernel) -> None:
+        self.kernel = kernel
+        self.fh = kernel.open()
+        self.closed = False
+
+    def fileno(self) -> int:
+        return self.fh
+
+    def read(self, size: int) -> bytes:
+        return self.kernel.read(self.fh, size)
+
+    def write(self, data: bytes) -> int:
+        if not len(data):
+            return 0  # the kernel forwards no empty write to a CUSE server (fuse_direct_io)
+        return self.kernel.write(self.fh, bytes(data))
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self.kernel.release(self.fh)
+        except OSError as error:
+            if error.errno != errno.EBADF:
+                raise  # EBADF: the connection is gone, and the open with it
+
+
+def fake_ioctl(files: dict[int, FakeFile]):
+    """A stand-in for `fcntl.ioctl` on the files in `files` (by fileno): the argument's address
+    is what the kernel would get, an int argument goes as it is."""
+
+    def ioctl(fd: int, request: int, arg: object = 0, mutate_flag: bool = True) -> object:
+        file = files[fd]
+        keep = None
+        if isinstance(arg, int):
+            address = arg
+        elif isinstance(arg, bytes):
+            keep = ctypes.create_string_buffer(arg, len(arg))  # fcntl copies immutable bytes
+            address = ctypes.addressof(keep)
+        elif isinstance(arg, array.array):
+            address = arg.buffer_info()[0]
+        else:
+            address = ctypes.addressof(arg)  # a ctypes structure
+        result = file.kernel.ioctl(file.fh, request, address, ProcessMemory())
+        if keep is not None:
+            return keep.raw
+        return result
+
+    return ioctl
