@@ -189,3 +189,11 @@ def test_stopping_ends_every_server_and_closes_the_channels(spec):
         threads = [s.thread for s in daemon.served]
     assert not any(thread.is_alive() for thread in threads)
     assert sides[0].recv(16) == b""  # the server's end is closed
+
+
+def test_the_runner_says_why_it_cannot_serve(monkeypatch, capsys, tmp_path):
+    from magboard.sim.chardev import __main__ as runner
+
+    monkeypatch.setattr(runner.signal, "signal", lambda *args: None)
+    assert runner.main(["--cuse", str(tmp_path / "cuse")]) == 1
+    assert "cannot open" in capsys.readouterr().err

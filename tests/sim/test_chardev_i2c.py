@@ -393,3 +393,19 @@ def test_devices_behind_a_mux_answer_once_their_channel_is_selected(bus, kernel,
     arg, (_, result) = rdwr(memory, (0x21, 0, bytes([Register.GPIOA])), (0x21, I2C_M_RD, 1))
     assert kernel.ioctl(fh, I2C_RDWR, arg, memory) == 2
     assert memory.read(result, 1) == bytes([0xFF & ~(1 << 3)])
+
+
+def test_a_caller_gone_between_rounds_leaves_nothing_behind(kernel, recorder):
+    """A killed caller's ioctl simply never comes back for its next round: the retry asked
+    for memory, nothing happened on the bus, and the file is released as any other."""
+    fh = kernel.open()
+    memory = CallerMemory()
+    arg, _ = rdwr(memory, (0x50, 0, b"\x01"))
+    kernel.ioctl_request(fh, I2C_RDWR, arg)
+    _, flags, *_ = ioctl_reply(kernel.receive().payload)
+    assert flags == FUSE_IOCTL_RETRY
+    kernel.release(fh)
+    assert recorder.calls == []
+    again = kernel.open()
+    assert kernel.ioctl(again, I2C_RDWR, arg, memory) == 1
+    assert recorder.calls == [("write", b"\x01"), ("stop",)]
