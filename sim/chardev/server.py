@@ -391,8 +391,13 @@ class CuseServer:
     def _send(self, answer: bytes) -> None:
         if log.isEnabledFor(logging.DEBUG):
             header = fuse.OutHeader.unpack_from(answer)
-            log.debug("%s: #%d answered %d, %d bytes", self.device.name, header.unique,
-                      header.error, len(answer))  # fmt: skip
+            log.debug(
+                "%s: #%d answered %d, %d bytes",
+                self.device.name,
+                header.unique,
+                header.error,
+                len(answer),
+            )
         try:
             os.write(self.fd, answer)
         except OSError as error:
