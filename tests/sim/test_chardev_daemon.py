@@ -197,3 +197,16 @@ def test_the_runner_says_why_it_cannot_serve(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(runner.signal, "signal", lambda *args: None)
     assert runner.main(["--cuse", str(tmp_path / "cuse")]) == 1
     assert "cannot open" in capsys.readouterr().err
+
+
+def test_a_bus_is_served_at_the_linux_number_of_its_pins(spec):
+    from dataclasses import replace
+
+    from magboard.sim.chardev.electronics import BoardElectronics, UnknownBusPinsError
+
+    assert BoardElectronics(spec).linux_bus_number("i2c1") == 1
+    other = replace(spec, buses=(replace(spec.buses[0], sda="D0", scl="D1"),))
+    assert BoardElectronics(other).linux_bus_number("i2c1") == 0
+    odd = replace(spec, buses=(replace(spec.buses[0], sda="D20", scl="D21"),))
+    with pytest.raises(UnknownBusPinsError, match="no I2C bus of the Pi"):
+        BoardElectronics(odd).linux_bus_number("i2c1")
