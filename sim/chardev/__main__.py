@@ -31,6 +31,12 @@ def main(argv: list[str] | None = None) -> int:
         default=SPI_DEVICE,
         help=f"the LED chain's SPI device name ({SPI_DEVICE}; 'none' for no LED chain)",
     )
+    parser.add_argument(
+        "--spi-bufsiz",
+        type=int,
+        default=None,
+        help="the largest SPI message, in bytes (default: this kernel's spidev.bufsiz, or 4096)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="the world's random seed")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every request")
     args = parser.parse_args(argv)
@@ -43,7 +49,13 @@ def main(argv: list[str] | None = None) -> int:
     except BoardSpecError as error:
         parser.error(str(error))
     spi = None if args.spi == "none" else args.spi
-    daemon = Daemon(spec, spi_device=spi, seed=args.seed, open_channel=lambda: open_cuse(args.cuse))
+    daemon = Daemon(
+        spec,
+        spi_device=spi,
+        spi_bufsiz=args.spi_bufsiz,
+        seed=args.seed,
+        open_channel=lambda: open_cuse(args.cuse),
+    )
     done = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: done.set())
     signal.signal(signal.SIGTERM, lambda *_: done.set())

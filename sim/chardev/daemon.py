@@ -15,6 +15,7 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from magboard.hardware.spec import BoardSpec
 from magboard.sim.world import World
@@ -22,7 +23,7 @@ from magboard.sim.world import World
 from .electronics import BoardElectronics
 from .i2cdev import I2cDev
 from .server import CharDevice, CuseServer
-from .spidev import Sink, SpiDev
+from .spidev import BUFSIZ, Sink, SpiDev
 from .stall import Stall
 
 log = logging.getLogger(__name__)
@@ -30,6 +31,17 @@ log = logging.getLogger(__name__)
 CUSE_PATH = "/dev/cuse"
 SPI_DEVICE = "spidev0.0"
 """The chip select the LED chain's SPI data goes out on: SPI0 CE0, MOSI on GPIO10 (D10)."""
+SPIDEV_BUFSIZ = Path("/sys/module/spidev/parameters/bufsiz")
+"""Where the running kernel says how large its own spidev's messages may be."""
+
+
+def kernel_spidev_bufsiz(path: Path = SPIDEV_BUFSIZ) -> int:
+    """The message size this kernel's spidev takes (its `bufsiz`, which the service reads to
+    check the LED chain's frame fits, from the same file); spidev's default where it has none."""
+    try:
+        return int(path.read_text())
+    except (OSError, ValueError):
+        return BUFSIZ
 
 
 def open_cuse(path: str = CUSE_PATH) -> int:
@@ -55,12 +67,15 @@ class Daemon:
         spec: BoardSpec,
         *,
         spi_device: str | None = SPI_DEVICE,
+        spi_bufsiz: int | None = None,
         sink: Sink | None = None,
         seed: int = 0,
         open_channel: Callable[[], int] = open_cuse,
     ) -> None:
-        """`spi_device` None serves no LED chain; `sink` replaces the electronics' LED wire as
-        what hears the SPI bytes; `open_channel` makes a connection (a test's socket pair)."""
+        """`spi_device` None serves no LED chain; `spi_bufsiz` is its largest message (by
+        default what this kernel's spidev says, so that the service's check of it holds);
+        `sink` replaces the electronics' LED wire as what hears the SPI bytes; `open_channel`
+        makes a connection (a test's socket pair)."""
         self.spec = spec
         self.electronics = BoardElectronics(spec)
         self.world = World(self.electronics, seed)
@@ -83,6 +98,7 @@ class Daemon:
                     sink or self.electronics.led_wire.receive,
                     lock=self.electronics.lock,
                     stall=stall,
+                    bufsiz=kernel_spidev_bufsiz() if spi_bufsiz is None else spi_bufsiz,
                 )
             )
         self.served: list[Served] = []

@@ -12,9 +12,10 @@ What a caller sees follows `drivers/spi/spidev.c`, the checks of `drivers/spi/sp
 - SPI_IOC_MESSAGE(n): n `spi_ioc_transfer`s (the same layout for 32- and 64-bit callers), under
   one chip select; each moves `len` bytes, from `tx_buf` (zeros where it is NULL) and into
   `rx_buf` where that is not NULL. The tx bytes of all transfers, and the rx space, must each
-  fit spidev's 4096-byte buffer (`bufsiz`), each transfer rounded up to the kernel's allocation
-  alignment (EMSGSIZE). A transfer's word size must be 0 or 8 and its tx/rx_nbits 0 or 1
-  (EINVAL); a three-wire mode cannot send and receive in one transfer. Answers the bytes moved.
+  fit spidev's buffer (`bufsiz`, 4096 bytes unless the kernel command line raises it), each
+  transfer rounded up to the kernel's allocation alignment (EMSGSIZE). A transfer's word size
+  must be 0 or 8 and its tx/rx_nbits 0 or 1 (EINVAL); a three-wire mode cannot send and
+  receive in one transfer. Answers the bytes moved.
 - `write()` is one transfer from the caller's bytes, `read()` one transfer into them; each at
   most `bufsiz` bytes (EMSGSIZE).
 - Nothing drives MISO (the LED chain only listens), and the BCM2835 leaves its pull-down on that
@@ -39,7 +40,9 @@ from .stall import Stall
 
 SPI_IOC_MAGIC = ord("k")
 BUFSIZ = 4096
-"""spidev's module parameter `bufsiz`: the most bytes one message may send (and receive)."""
+"""spidev's module parameter `bufsiz` by default: the most bytes one message may send (and
+receive). The Pi's LED chain needs it raised (`spidev.bufsiz=65536` on the kernel command
+line) to send a frame in one message; `SpiDev(bufsiz=...)` follows suit."""
 KMALLOC_MINALIGN = 128
 """ARCH_KMALLOC_MINALIGN on arm64, where the Pi's kernel runs: spidev rounds each transfer up to
 it inside its buffer."""
@@ -185,9 +188,13 @@ class SpiDev:
         lock: threading.RLock | None = None,
         stall: Stall | None = None,
         max_speed_hz: int = PI_SPI_MAX_SPEED_HZ,
+        bufsiz: int = BUFSIZ,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        if bufsiz <= 0:
+            raise ValueError(f"spidev's buffer holds a positive number of bytes, not {bufsiz}")
         self.name = name
+        self.bufsiz = bufsiz
         self.sink = sink
         self.lock = lock or threading.RLock()
         self.stall = stall or Stall(name)
@@ -205,14 +212,14 @@ class SpiDev:
         pass
 
     def read(self, handle: object, size: int) -> bytes:
-        if size > BUFSIZ:
-            raise OSError(errno.EMSGSIZE, f"a read of {size} bytes is more than {BUFSIZ}")
+        if size > self.bufsiz:
+            raise OSError(errno.EMSGSIZE, f"a read of {size} bytes is more than {self.bufsiz}")
         self._send([_Planned(None, None, size, self.speed_hz, False, 0)])
         return bytes(size)
 
     def write(self, handle: object, data: bytes) -> int:
-        if len(data) > BUFSIZ:
-            raise OSError(errno.EMSGSIZE, f"a write of {len(data)} bytes is more than {BUFSIZ}")
+        if len(data) > self.bufsiz:
+            raise OSError(errno.EMSGSIZE, f"a write of {len(data)} bytes: more than {self.bufsiz}")
         self._send([_Planned(bytes(data), None, len(data), self.speed_hz, False, 0)])
         return len(data)
 
@@ -290,8 +297,8 @@ class SpiDev:
             tx_total += aligned if transfer.tx_buf else 0
             if total > 2**31 - 1:
                 failure = OSError(errno.EMSGSIZE, "more than INT_MAX bytes in one message")
-            elif rx_total > BUFSIZ or tx_total > BUFSIZ:
-                failure = OSError(errno.EMSGSIZE, f"more than {BUFSIZ} bytes a way")
+            elif rx_total > self.bufsiz or tx_total > self.bufsiz:
+                failure = OSError(errno.EMSGSIZE, f"more than {self.bufsiz} bytes a way")
             if failure is not None:
                 sane = index
                 break

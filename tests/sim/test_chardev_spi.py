@@ -229,3 +229,28 @@ def test_write_and_read_are_one_transfer_each(kernel, fh, wire):
         (b"\xaa\x55", 2_400_000),
         (b"\0\0\0", 2_400_000),
     ]
+
+
+def test_a_raised_bufsiz_takes_an_led_frame_in_one_message(wire):
+    """r1's frame on SPI is 4,920 bytes; the service asks for spidev.bufsiz=65536 to send it."""
+    device = SpiDev("spidev0.0", wire.append, bufsiz=65536)
+    link = Connection(lambda fd: CuseServer(fd, device))
+    try:
+        link.kernel.init()
+        fh = link.kernel.open()
+        memory = CallerMemory()
+        frame = bytes(4920)
+        packed = SPI_IOC_TRANSFER.pack(memory.place(frame), 0, len(frame), 0, 0, 0, 0, 0, 0, 0, 0)
+        assert link.kernel.ioctl(fh, spi_ioc_message(1), memory.place(packed), memory) == 4920
+        assert [len(t.data) for t in wire] == [4920]
+    finally:
+        link.close()
+
+
+def test_the_daemon_takes_the_kernels_spidev_bufsiz(tmp_path):
+    from magboard.sim.chardev.daemon import kernel_spidev_bufsiz
+
+    parameter = tmp_path / "bufsiz"
+    parameter.write_text("65536\n")
+    assert kernel_spidev_bufsiz(parameter) == 65536
+    assert kernel_spidev_bufsiz(tmp_path / "none") == 4096  # no spidev here: its default
