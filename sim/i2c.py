@@ -33,6 +33,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from errno import EREMOTEIO
 from typing import Literal, Protocol, TypeVar, runtime_checkable
@@ -284,6 +285,56 @@ class SimI2C:
             self.transfers.append(Transfer(address, "w", out))
             self.transfers.append(Transfer(address, "r", bytes(data)))
 
+    def transact(self, phases: Sequence[tuple[int, bytes | int]]) -> list[bytes]:
+        """Phases under one START and one STOP, a repeated START between them, as Linux's
+        I2C_RDWR sends its messages: each phase is `(address, data)` to write `data`, or
+        `(address, count)` to read `count` bytes. Returns what each read phase read, in order.
+
+        A phase may address another target than the one before it. A NACK (or an injected
+        error) at a phase's address byte ends the transaction there with a STOP, so the targets
+        already spoken to see it, and raises the OSError; the phases before it have happened.
+        Injected errors are drawn once for each address, at its first phase. Every target
+        spoken to gets the STOP, in the order they were first addressed.
+        """
+        if self._closed:
+            raise BusClosedError("the I2C bus was used after deinit()")
+        self.transactions += 1
+        spoken: list[I2CTarget] = []
+        drawn: set[int] = set()
+        reads: list[bytes] = []
+        bits = _CONDITION_BITS  # the STOP
+        try:
+            for address, payload in phases:
+                target = self._root.target_at(address)
+                code = None
+                if self._injected and address not in drawn:
+                    drawn.add(address)
+                    code = self._draw_injected(address, target)
+                if code is None and target is None:
+                    code = EREMOTEIO
+                bits += _CONDITION_BITS + _BYTE_BITS
+                if code is not None:
+                    raise OSError(code, os.strerror(code))
+                assert target is not None
+                if not any(target is seen for seen in spoken):
+                    spoken.append(target)
+                if isinstance(payload, int):
+                    data = target.read(payload)
+                    reads.append(data)
+                    direction: Literal["w", "r"] = "r"
+                else:
+                    data = bytes(payload)
+                    target.write(data)
+                    direction = "w"
+                bits += _BYTE_BITS * len(data)
+                if self.record:
+                    self.transfers.append(Transfer(address, direction, data))
+        finally:
+            for target in spoken:
+                target.stop()
+            self.bits += bits
+        return reads
+
     def scan(self) -> list[int]:
         """Addresses that acknowledge, probed as Blinka's Linux scan probes them.
 
@@ -326,14 +377,22 @@ class SimI2C:
         return target
 
     def _fail_if_injected(self, address: int, target: I2CTarget | None) -> None:
+        code = self._draw_injected(address, target)
+        if code is not None:
+            self.bits += _FRAME_BITS
+            raise OSError(code, os.strerror(code))
+
+    def _draw_injected(self, address: int, target: I2CTarget | None) -> int | None:
+        """The errno of the next injected failure for this address and target, used up; None
+        when nothing is pending for them."""
         for key in ((address, target), (address, None)):
             pending = self._injected.get(key)
             if pending and (key[1] is None or target is key[1]):
                 code = pending.popleft()
                 if not pending:
                     del self._injected[key]
-                self.bits += _FRAME_BITS
-                raise OSError(code, os.strerror(code))
+                return code
+        return None
 
     def __repr__(self) -> str:
         return f"SimI2C(frequency={self.frequency})"

@@ -190,3 +190,46 @@ def test_deinit_and_context_manager_close_the_bus():
         bus.writeto(0x42, b"")
     with pytest.raises(BusClosedError):
         bus.writeto(0x42, b"")
+
+
+def test_transact_sends_phases_under_one_stop_and_costs_what_the_wire_does(bus, target):
+    other = bus.attach(ScriptedTarget(0x43, answer=0x5A))
+    bus.record = True
+    reads = bus.transact([(0x42, b"\x07"), (0x42, 2), (0x43, b""), (0x43, 1)])
+    assert reads == [b"\xa5\xa5", b"\x5a"]
+    assert target.calls == [("write", b"\x07"), ("read", 2), ("stop",)]
+    assert other.calls == [("write", b""), ("read", 1), ("stop",)]
+    assert bus.transactions == 1
+    # Four phases (START and address each), four data bytes, one STOP.
+    assert bus.bits == 4 * (1 + 9) + 9 * 4 + 1
+    assert [t.direction for t in bus.transfers] == ["w", "r", "w", "r"]
+    # Two phases cost what writeto_then_readfrom costs.
+    bus.bits = 0
+    bus.transact([(0x42, b"\x07"), (0x42, 2)])
+    before = bus.bits
+    bus.bits = 0
+    bus.writeto_then_readfrom(0x42, b"\x07", bytearray(2))
+    assert bus.bits == before
+
+
+def test_transact_stops_at_a_nack_with_the_phases_before_it_done(bus, target):
+    with pytest.raises(OSError) as caught:
+        bus.transact([(0x42, b"\x01"), (0x44, 1), (0x42, 1)])
+    assert caught.value.errno == errno.EREMOTEIO
+    assert target.calls == [("write", b"\x01"), ("stop",)]
+    assert bus.bits == (1 + 9 + 9) + (1 + 9) + 1
+    bus.bits = 0
+    with pytest.raises(OSError):
+        bus.transact([(0x44, b"")])
+    assert bus.bits == 11  # as a NACKed writeto costs
+
+
+def test_transact_draws_an_injected_error_once_per_address(bus, target):
+    bus.inject_errors(0x42, 2, errno=errno.EIO)
+    with pytest.raises(OSError) as caught:
+        bus.transact([(0x42, b"\x01"), (0x42, 1)])
+    assert caught.value.errno == errno.EIO
+    assert target.calls == []
+    with pytest.raises(OSError):
+        bus.transact([(0x42, 1)])
+    assert bus.transact([(0x42, 1)]) == [b"\xa5"]

@@ -1,0 +1,85 @@
+"""`python -m magboard.sim.chardev`: serve a board at `/dev/i2c-1` and `/dev/spidev0.0`.
+
+Needs `/dev/cuse` (and the right to open it: root, usually), so it runs in the emulated
+machine, not in a container. Runs until SIGINT or SIGTERM. SIGUSR1 hangs the I2C bus (the
+service's transfers block) and SIGUSR2 lets it go again, for trying the fault by hand until the
+world-control channel can do it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+
+from magboard.hardware.spec import BoardSpecError, load_board
+
+from .daemon import CUSE_PATH, SPI_DEVICE, Daemon, open_cuse
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m magboard.sim.chardev",
+        description="Serve a simulated board at the kernel's I2C and SPI character devices.",
+    )
+    parser.add_argument("--board", default="r1", help="board name or file (default r1)")
+    parser.add_argument("--cuse", default=CUSE_PATH, help=f"the CUSE device ({CUSE_PATH})")
+    parser.add_argument(
+        "--spi",
+        default=SPI_DEVICE,
+        help=f"the LED chain's SPI device name ({SPI_DEVICE}; 'none' for no LED chain)",
+    )
+    parser.add_argument(
+        "--spi-bufsiz",
+        type=int,
+        default=None,
+        help="the largest SPI message, in bytes (default: this kernel's spidev.bufsiz, or 4096)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="the world's random seed")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log every request")
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(threadName)s %(levelname)s %(message)s",
+    )
+    try:
+        spec = load_board(args.board)
+    except BoardSpecError as error:
+        parser.error(str(error))
+    spi = None if args.spi == "none" else args.spi
+    daemon = Daemon(
+        spec,
+        spi_device=spi,
+        spi_bufsiz=args.spi_bufsiz,
+        seed=args.seed,
+        open_channel=lambda: open_cuse(args.cuse),
+    )
+    done = threading.Event()
+    signal.signal(signal.SIGINT, lambda *_: done.set())
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    signal.signal(signal.SIGUSR1, lambda *_: daemon.hang_i2c())
+    signal.signal(signal.SIGUSR2, lambda *_: daemon.release_i2c())
+    try:
+        daemon.start()
+    except OSError as error:
+        print(f"cannot open {args.cuse}: {error.strerror}", file=sys.stderr)
+        return 1
+    try:
+        if not daemon.wait_ready(10):
+            print("the kernel never asked for the devices (CUSE_INIT)", file=sys.stderr)
+            return 1
+        names = ", ".join(f"/dev/{s.device.name}" for s in daemon.served)
+        print(f"serving {spec.name} at {names}", flush=True)
+        while not done.wait(1.0):
+            if not any(s.thread.is_alive() for s in daemon.served):
+                print("every connection ended", file=sys.stderr)
+                return 1
+        return 0
+    finally:
+        daemon.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
