@@ -66,6 +66,39 @@ class BusClosedError(RuntimeError):
     """The bus was used after `deinit()`."""
 
 
+class LockableBus:
+    """Blinka's `Lockable` (a flag, not re-entrant), except that a thread asking again for the
+    lock it already holds gets `BusLockError`: with the real bus that loop in the drivers'
+    `__enter__` would spin forever, which a test should see as an error instead."""
+
+    kind = "I2C"
+    """The bus's name in what it says."""
+
+    def __init__(self) -> None:
+        self._mutex = threading.Lock()
+        self._owner: int | None = None
+
+    def try_lock(self) -> bool:
+        if self._mutex.acquire(blocking=False):
+            self._owner = threading.get_ident()
+            return True
+        if self._owner == threading.get_ident():
+            raise BusLockError(
+                f"this thread already holds the {self.kind} bus lock and asked for it again;"
+                " a lock taken before a failed transfer was never released"
+            )
+        return False
+
+    def unlock(self) -> None:
+        if self._owner is not None:
+            self._owner = None
+            self._mutex.release()
+
+    @property
+    def locked(self) -> bool:
+        return self._owner is not None
+
+
 @runtime_checkable
 class I2CTarget(Protocol):
     """What a simulated device implements to hang on a segment."""
@@ -153,12 +186,10 @@ class I2CSegment:
         return f"I2CSegment({self.name!r})"
 
 
-class SimI2C:
+class SimI2C(LockableBus):
     """A simulated I2C bus controller with Blinka's `busio.I2C` interface.
 
-    Locking follows Blinka's `Lockable` (a flag, not re-entrant), except that a thread asking
-    again for the lock it already holds gets `BusLockError`: with the real bus that loop in
-    `I2CDevice.__enter__` would spin forever, which a test should see as an error instead.
+    Locking is `LockableBus`'s.
     """
 
     def __init__(self, *, frequency: int = 400_000, record: bool = False) -> None:
@@ -171,8 +202,7 @@ class SimI2C:
         self.bits = 0
         self._root = I2CSegment("root bus")
         self._injected: dict[tuple[int, I2CTarget | None], deque[int]] = {}
-        self._mutex = threading.Lock()
-        self._owner: int | None = None
+        super().__init__()
         self._closed = False
 
     # Wiring.
@@ -216,26 +246,6 @@ class SimI2C:
         return self.bits / self.frequency
 
     # The busio.I2C interface.
-
-    def try_lock(self) -> bool:
-        if self._mutex.acquire(blocking=False):
-            self._owner = threading.get_ident()
-            return True
-        if self._owner == threading.get_ident():
-            raise BusLockError(
-                "this thread already holds the I2C bus lock and asked for it again;"
-                " a lock taken before a failed transaction was never released"
-            )
-        return False
-
-    def unlock(self) -> None:
-        if self._owner is not None:
-            self._owner = None
-            self._mutex.release()
-
-    @property
-    def locked(self) -> bool:
-        return self._owner is not None
 
     def writeto(self, address: int, buffer, *, start: int = 0, end: int | None = None) -> None:
         data = bytes(buffer[start:end])

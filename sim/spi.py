@@ -12,11 +12,10 @@ several) SPI_IOC_MESSAGE ioctls: its bytes go to the listeners (what hangs on MO
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .i2c import BusClosedError, BusLockError
+from .i2c import BusClosedError, LockableBus
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,12 +29,13 @@ class SpiWrite:
     bits: int
 
 
-class SimSPI:
+class SimSPI(LockableBus):
     """A simulated SPI controller with Blinka's `busio.SPI` interface.
 
-    Locking follows Blinka's `Lockable` (a flag, not re-entrant), except that a thread asking
-    again for the lock it already holds gets `BusLockError`, as `SimI2C` does.
+    Locking is `LockableBus`'s, as `SimI2C`'s is.
     """
+
+    kind = "SPI"
 
     def __init__(self, *, record: bool = False) -> None:
         self.record = record
@@ -49,31 +49,10 @@ class SimSPI:
         self.bits = 8
         self.wire_seconds = 0.0
         """Time all writes so far held the wire, each at the rate it went out at."""
-        self._mutex = threading.Lock()
-        self._owner: int | None = None
+        super().__init__()
         self._closed = False
 
     # The busio.SPI interface.
-
-    def try_lock(self) -> bool:
-        if self._mutex.acquire(blocking=False):
-            self._owner = threading.get_ident()
-            return True
-        if self._owner == threading.get_ident():
-            raise BusLockError(
-                "this thread already holds the SPI bus lock and asked for it again;"
-                " a lock taken before a failed write was never released"
-            )
-        return False
-
-    def unlock(self) -> None:
-        if self._owner is not None:
-            self._owner = None
-            self._mutex.release()
-
-    @property
-    def locked(self) -> bool:
-        return self._owner is not None
 
     def configure(
         self, baudrate: int = 100_000, polarity: int = 0, phase: int = 0, bits: int = 8
