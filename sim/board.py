@@ -27,7 +27,7 @@ from .mcp23017 import SimMCP23017
 from .neopixel_wire import SimLedPin, install
 from .spi import SimSPI
 from .tca9548a import SimTCA9548A
-from .ws2812 import LedWire, SpiLedWire, colours
+from .ws2812 import LedFrames, SpiLedWire, colours
 
 
 class SimBoard:
@@ -84,7 +84,7 @@ class SimBoard:
         for index in dead_expanders:
             self.kill_expander(index)
         self.spi: SimSPI | None = None
-        self.led_wire: LedWire
+        self.led_wire: LedFrames
         """The chain's data line: every frame it received, as the bytes the LEDs got."""
         if on_spi(spec.leds):
             self.spi = SimSPI()

@@ -15,26 +15,17 @@ import contextlib
 import io
 import sys
 import types
-from collections.abc import Callable
 from enum import Enum
 
+from .ws2812 import LedFrames
 
-class SimLedPin:
+
+class SimLedPin(LedFrames):
     """The data pin of a chain; keeps the frames written to it."""
 
     def __init__(self, name: str = "D18") -> None:
+        super().__init__()
         self.id = name
-        self.frames: list[bytes] = []
-        self.listeners: list[Callable[[bytes], None]] = []
-
-    def receive(self, data: bytes) -> None:
-        self.frames.append(data)
-        for listener in self.listeners:
-            listener(data)
-
-    @property
-    def last(self) -> bytes:
-        return self.frames[-1] if self.frames else b""
 
 
 class _Direction(Enum):

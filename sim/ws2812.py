@@ -15,7 +15,6 @@ r1's 185 LEDs is 4,920 SPI bytes, and the simulator decodes every frame sent.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
 
 from magboard.hardware.interface import RGB
 from magboard.hardware.leds import SPI_BIT0, SPI_BIT1
@@ -25,19 +24,6 @@ from .spi import SimSPI
 
 class MalformedStreamError(ValueError):
     """An SPI stream that is not a frame the LEDs can read."""
-
-
-class LedWire(Protocol):
-    """The chain's data line as the simulator sees it, whatever drives it."""
-
-    frames: list[bytes]
-    """Each frame the chain received, as the bytes it received (pixel order, brightness
-    applied), oldest first; callers may trim it in place."""
-    listeners: list[Callable[[bytes], None]]
-    """Called with each frame's bytes as it arrives."""
-
-    @property
-    def last(self) -> bytes: ...
 
 
 _BAD = ord("x")
@@ -91,17 +77,18 @@ def colours(data: bytes, order: str) -> list[RGB]:
     return list(zip(red, green, blue, strict=True))
 
 
-class SpiLedWire:
-    """The chain on a bus's MOSI: keeps each frame it received, decoded from the SPI stream."""
+class LedFrames:
+    """The chain's data line as the simulator sees it, whatever drives it: what the chain
+    received, frame by frame, and who is told of each."""
 
-    def __init__(self, spi: SimSPI, width: int = 3) -> None:
-        self.width = width
+    def __init__(self) -> None:
         self.frames: list[bytes] = []
+        """Each frame the chain received, as the bytes it received (pixel order, brightness
+        applied), oldest first; callers may trim it in place."""
         self.listeners: list[Callable[[bytes], None]] = []
-        spi.listeners.append(self.receive)
+        """Called with each frame's bytes as it arrives."""
 
-    def receive(self, stream: bytes) -> None:
-        data = from_spi(stream, self.width)
+    def receive(self, data: bytes) -> None:
         self.frames.append(data)
         for listener in self.listeners:
             listener(data)
@@ -109,3 +96,15 @@ class SpiLedWire:
     @property
     def last(self) -> bytes:
         return self.frames[-1] if self.frames else b""
+
+
+class SpiLedWire(LedFrames):
+    """The chain on a bus's MOSI: each frame decoded from the SPI stream."""
+
+    def __init__(self, spi: SimSPI, width: int = 3) -> None:
+        super().__init__()
+        self.width = width
+        spi.listeners.append(self.receive_stream)
+
+    def receive_stream(self, stream: bytes) -> None:
+        self.receive(from_spi(stream, self.width))
