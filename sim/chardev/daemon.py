@@ -29,7 +29,7 @@ from magboard.sim.world import World
 
 from .clock import RealTimeClock
 from .electronics import BoardElectronics
-from .gpiosim import GpioSimChip, bridge, write_state
+from .gpiosim import BiasGuard, GpioSimChip, bridge, write_state
 from .i2cdev import I2cDev
 from .server import CharDevice, CuseServer
 from .spidev import BUFSIZ, Sink, SpiDev
@@ -98,6 +98,7 @@ class Daemon:
         self.electronics = BoardElectronics(spec, clock, lock)
         self.world = World(self.electronics, seed)
         self.gpio = gpio
+        self.bias_guard: BiasGuard | None = None
         self.state_dir = state_dir
         self.control = WorldControl(self, gpiochip=self._gpiochip)
         self.port = None if world_port is None else PortServer(self.control, world_port)
@@ -136,6 +137,8 @@ class Daemon:
                 self.gpio.create()
                 with self.electronics.lock:
                     bridge(self.gpio, self.gpio_lines())
+                self.bias_guard = BiasGuard(self.gpio, self.gpio_lines(), self.electronics.lock)
+                self.bias_guard.start()
                 if self.state_dir is not None:
                     write_state(self.state_dir, self.gpio)
             for device in self.devices:
@@ -164,6 +167,9 @@ class Daemon:
         is taken down."""
         if self.port is not None:
             self.port.stop()
+        if self.bias_guard is not None:
+            self.bias_guard.stop()
+            self.bias_guard = None
         if self.gpio is not None and self.gpio.chip is not None:
             with self.electronics.lock:
                 self.gpio.remove()

@@ -11,14 +11,25 @@ the board's side of a wire is written as a pull: "pull-up" while nothing drives 
 
 `GpioSimChip` makes and removes the chip; `bridge` follows the electronics' lines (sim/gpio.py's
 `GpioLine`, as `BoardElectronics` wires them) onto it.
+
+A consumer asking for a bias (rpi-lgpio's pull-up on every INT and button line) sets gpio-sim's
+pull too, so a line held low by the board (a button held as the service starts) would read high
+from then on, where on a Pi the outside driver wins over the weak internal pull. `BiasGuard`
+watches the lines' requests and reconfigurations on the chip's character device (the GPIO v2
+line-info watch) and puts the board's level back each time; between the two, for the moment it
+takes to notice, the line reads what the consumer's bias says.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import os
-from collections.abc import Iterator
+import select
+import struct
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from magboard.sim.gpio import GpioLine
@@ -91,10 +102,11 @@ class GpioSimChip:
                 self.remove()
             raise GpioSimError(f"cannot make the gpio-sim chip {self.name}: {error}") from error
 
-    def set(self, line: int, level: int) -> None:
-        """The line reads `level` (1: pulled up, 0: pulled down)."""
+    def set(self, line: int, level: int, *, force: bool = False) -> None:
+        """The line reads `level` (1: pulled up, 0: pulled down); `force` writes it even when
+        it was the last written (a consumer's bias may have changed it since)."""
         pull = "pull-up" if level else "pull-down"
-        if self._pulls.get(line) == pull:
+        if self._pulls.get(line) == pull and not force:
             return
         (self._sysfs(line) / "pull").write_text(pull)
         self._pulls[line] = pull
@@ -162,3 +174,75 @@ def write_state(directory: Path, chip: GpioSimChip) -> None:
         temporary = directory / f".{name}.tmp"
         temporary.write_text(text)
         os.replace(temporary, directory / name)
+
+
+# GPIO v2 character device ABI (linux/gpio.h).
+_LINE_INFO = struct.Struct("=32s32sIIQ160x16x")
+"""struct gpio_v2_line_info: name, consumer, offset, num_attrs, flags, attrs[10], padding."""
+_INFO_CHANGED = struct.Struct(f"={_LINE_INFO.size}sQI20x")
+"""struct gpio_v2_line_info_changed: info, timestamp_ns, event_type, padding."""
+_LINEINFO_WATCH = 0xC0000000 | _LINE_INFO.size << 16 | 0xB4 << 8 | 0x06
+_EVENTS = {1: "requested", 2: "released", 3: "reconfigured"}
+
+
+class BiasGuard:
+    """Puts the board's level back on a line whenever a consumer requests or reconfigures it
+    (its bias rewrote the line's pull): watches the chip's line info on a thread of its own."""
+
+    def __init__(
+        self,
+        chip: GpioSimChip,
+        lines: dict[int, GpioLine],
+        lock: threading.RLock,
+        dev: Path = Path("/dev"),
+    ) -> None:
+        self.chip, self.lines, self.lock, self.dev = chip, lines, lock, dev
+        self._stop = threading.Event()
+        self._fd: int | None = None
+        self.thread = threading.Thread(target=self._run, name="gpio bias guard", daemon=True)
+        self.restored: Callable[[int, str], None] | None = None
+        """Called (gpio, what the consumer did) after a line's level was put back (tests)."""
+
+    def start(self) -> None:
+        if self.chip.chip is None:
+            raise GpioSimError("the chip is not live")
+        self._fd = os.open(self.dev / self.chip.chip, os.O_RDWR | os.O_CLOEXEC)
+        for gpio in self.lines:
+            fcntl.ioctl(self._fd, _LINEINFO_WATCH, bytearray(_LINE_INFO.pack(b"", b"", gpio, 0, 0)))
+        self.thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self.thread.is_alive():
+            self.thread.join(5)
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def _run(self) -> None:
+        assert self._fd is not None
+        while not self._stop.is_set():
+            ready, _, _ = select.select([self._fd], [], [], 0.5)
+            if not ready:
+                continue
+            try:
+                data = os.read(self._fd, _INFO_CHANGED.size * 16)
+            except OSError as error:
+                log.error("the GPIO line-info watch stopped: %s", error)
+                return
+            for at in range(0, len(data) - _INFO_CHANGED.size + 1, _INFO_CHANGED.size):
+                info, _, event = _INFO_CHANGED.unpack_from(data, at)
+                gpio = _LINE_INFO.unpack(info)[2]
+                line = self.lines.get(gpio)
+                if line is None or event not in _EVENTS:
+                    continue
+                with self.lock:
+                    if self.chip.chip is None:
+                        return
+                    try:
+                        self.chip.set(gpio, line.level, force=True)
+                    except (OSError, GpioSimError) as error:
+                        log.error("GPIO%d: cannot set the gpio-sim line: %s", gpio, error)
+                        continue
+                if self.restored is not None:
+                    self.restored(gpio, _EVENTS[event])

@@ -189,6 +189,21 @@ def test_a_button_press_and_release_give_both_edges(machine: Machine, board: Emu
     assert level(machine, BUTTON.gpio) == "1"
 
 
+def test_a_consumers_pull_up_does_not_lift_a_held_button(
+    machine: Machine, board: EmulatedBoard
+) -> None:
+    # gpio-sim takes a consumer's bias as the line's pull; the daemon puts the board's back.
+    board.press(BUTTON.name)
+    try:
+        chip = chip_of(machine)
+        machine.run(["gpioget", "-B", "pull-up", chip, str(BUTTON.gpio)], check=True)
+        time.sleep(1)
+        assert level(machine, BUTTON.gpio) == "0"
+    finally:
+        board.release(BUTTON.name)
+    assert level(machine, BUTTON.gpio) == "1"
+
+
 def test_an_spi_frame_written_in_the_guest_reads_back_as_colours(
     machine: Machine, board: EmulatedBoard
 ) -> None:
