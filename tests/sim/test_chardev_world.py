@@ -188,3 +188,13 @@ def test_the_bridge_follows_int_and_button_lines(tmp_path: Path, monkeypatch) ->
     monkeypatch.setattr(Path, "rmdir", shutil.rmtree)  # configfs drops attributes
     chip.remove()
     assert not chip.dir.exists() and chip.chip is None
+
+
+def test_a_slide_moves_on_in_real_time(daemon: Daemon) -> None:
+    result(daemon, "put", place="a1", kind="X", magnets=["s"])
+    ends_in = result(daemon, "slide", path=["a2", "a3"], step=0.1, **{"from": "a1"})["ends_in"]
+    assert 0.1 < ends_in <= 0.2
+    assert result(daemon, "pieces")["board"] == {"a1": ["X#1"]}
+    time.sleep(ends_in + 0.3)
+    assert result(daemon, "pieces")["board"] == {"a3": ["X#1"]}
+    assert "neighbouring" in ask(daemon, "slide", path=["c5"], **{"from": "a3"})["error"]
