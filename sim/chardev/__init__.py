@@ -11,5 +11,9 @@ to them with the same syscalls and ioctls as on a Pi.
 - `stall`: a bus that stops answering (a hung bus).
 - `i2cdev`, `spidev`: what Linux's i2c-dev and spidev do, on the simulated models.
 - `electronics`: the board's models wired from a BoardSpec, under the world.
+- `clock`: real time for the world, as the service in the machine runs on it.
+- `gpiosim`: the Pi's GPIO0-27 as a gpio-sim chip, the INT and button lines bridged onto it.
+- `world_channel`: the world's orders (hands, faults, what the LEDs show) as JSON requests on
+  the virtio-serial port `org.magboard.world`.
 - `daemon`, `__main__`: all of it running (`python -m magboard.sim.chardev --board r1`).
 """

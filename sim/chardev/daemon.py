@@ -6,6 +6,11 @@ devices and their servers. The world's own methods (`daemon.world.put(...)`, `.l
 are the hooks for the physical side; faults are methods here: `hang_i2c` (the bus stops
 answering, so the service's transfer blocks), `kill_expander` / `revive_expander` (a chip gone
 and back) and `reset_expander` (a chip that lost its registers).
+
+In the emulated machine it also gives the board's wires to the Pi's GPIO chip (`gpio`, a
+gpio-sim chip the INT and button lines are bridged onto, gpiosim.py) and takes the world's
+orders from outside (`world_port`, the virtio-serial port of world_channel.py); `state_dir`
+gets the files saying where the GPIO chip is.
 """
 
 from __future__ import annotations
@@ -18,13 +23,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from magboard.hardware.spec import BoardSpec
+from magboard.sim.clock import VirtualClock
+from magboard.sim.gpio import GpioLine
 from magboard.sim.world import World
 
+from .clock import RealTimeClock
 from .electronics import BoardElectronics
+from .gpiosim import BiasGuard, GpioSimChip, bridge, write_state
 from .i2cdev import I2cDev
 from .server import CharDevice, CuseServer
 from .spidev import BUFSIZ, Sink, SpiDev
 from .stall import Stall
+from .world_channel import PortServer, WorldControl
 
 log = logging.getLogger(__name__)
 
@@ -71,14 +81,27 @@ class Daemon:
         sink: Sink | None = None,
         seed: int = 0,
         open_channel: Callable[[], int] = open_cuse,
+        clock: VirtualClock | None = None,
+        gpio: GpioSimChip | None = None,
+        world_port: str | None = None,
+        state_dir: Path | None = None,
     ) -> None:
         """`spi_device` None serves no LED chain; `spi_bufsiz` is its largest message (by
         default what this kernel's spidev says, so that the service's check of it holds);
         `sink` replaces the electronics' LED wire as what hears the SPI bytes; `open_channel`
-        makes a connection (a test's socket pair)."""
+        makes a connection (a test's socket pair); `clock` is the world's (a `VirtualClock` by
+        default; a `RealTimeClock` runs the world's callbacks under the electronics' lock);
+        `gpio` a chip to bridge the INT and button lines onto, made live by `start`;
+        `world_port` the virtio-serial port to take the world channel's requests on."""
         self.spec = spec
-        self.electronics = BoardElectronics(spec)
+        lock = clock.lock if isinstance(clock, RealTimeClock) else None
+        self.electronics = BoardElectronics(spec, clock, lock)
         self.world = World(self.electronics, seed)
+        self.gpio = gpio
+        self.bias_guard: BiasGuard | None = None
+        self.state_dir = state_dir
+        self.control = WorldControl(self, gpiochip=self._gpiochip)
+        self.port = None if world_port is None else PortServer(self.control, world_port)
         self._open_channel = open_channel
         self.stalls: dict[str, Stall] = {}
         self.devices: list[CharDevice] = []
@@ -110,6 +133,14 @@ class Daemon:
         if self.served:
             raise RuntimeError("the daemon is already serving")
         try:
+            if self.gpio is not None:
+                self.gpio.create()
+                with self.electronics.lock:
+                    bridge(self.gpio, self.gpio_lines())
+                self.bias_guard = BiasGuard(self.gpio, self.gpio_lines(), self.electronics.lock)
+                self.bias_guard.start()
+                if self.state_dir is not None:
+                    write_state(self.state_dir, self.gpio)
             for device in self.devices:
                 fd = self._open_channel()
                 server = CuseServer(fd, device)
@@ -121,6 +152,8 @@ class Daemon:
                 )
                 self.served.append(Served(device, server, thread, fd))
                 thread.start()
+            if self.port is not None:
+                self.port.start()
         except BaseException:
             self.stop()
             raise
@@ -130,7 +163,21 @@ class Daemon:
         return all(s.server.initialised.wait(timeout) for s in self.served)
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Stop serving: the devices disappear when their connections close."""
+        """Stop serving: the devices disappear when their connections close, the GPIO chip
+        is taken down."""
+        if self.port is not None:
+            self.port.stop()
+        if self.bias_guard is not None:
+            self.bias_guard.stop()
+            self.bias_guard = None
+        if self.gpio is not None and self.gpio.chip is not None:
+            with self.electronics.lock:
+                self.gpio.remove()
+            if self.state_dir is not None:
+                for name in ("gpiochip", "gpio.env"):
+                    (self.state_dir / name).unlink(missing_ok=True)
+        if isinstance(self.electronics.clock, RealTimeClock):
+            self.electronics.clock.stop()
         served, self.served = self.served, []
         for entry in served:
             entry.server.stop()
@@ -147,6 +194,16 @@ class Daemon:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+    def gpio_lines(self) -> dict[int, GpioLine]:
+        """The board's wires to the Pi's GPIO pins, by GPIO number: INT lines and buttons."""
+        lines = dict(self.electronics.interrupt_lines)
+        for button in self.spec.buttons:
+            lines[button.gpio] = self.electronics.button_lines[button.name]
+        return lines
+
+    def _gpiochip(self) -> int | None:
+        return None if self.gpio is None or self.gpio.chip is None else self.gpio.number
 
     @staticmethod
     def _serve(server: CuseServer) -> None:

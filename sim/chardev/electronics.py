@@ -10,8 +10,9 @@ It is the `Electronics` a `World` stands on (spec, clock, sensors, buttons, faul
 model is touched under `lock`, which the devices take around each transfer: the world moves
 pieces from its own thread while the service reads the expanders from the kernel's.
 
-The clock is virtual, as the world's timing (contact bounce, a button's hold) is scheduled on
-it; whoever drives the world advances it.
+The world's timing (contact bounce, a button's hold, a slide) is scheduled on the clock: a
+`VirtualClock` by default, which whoever drives the world advances, or in the emulated machine
+a `RealTimeClock` (clock.py), on which it happens as real time passes.
 """
 
 from __future__ import annotations
@@ -57,10 +58,17 @@ class LedWire:
 class BoardElectronics:
     """Implements `sim.world.Electronics` on models the character devices serve."""
 
-    def __init__(self, spec: BoardSpec, clock: VirtualClock | None = None) -> None:
+    def __init__(
+        self,
+        spec: BoardSpec,
+        clock: VirtualClock | None = None,
+        lock: threading.RLock | None = None,
+    ) -> None:
+        """`lock` is the one every model is touched under (by default a new one); a clock that
+        runs the world's callbacks on a thread of its own runs them under it too."""
         self.spec = spec
         self.clock = clock or VirtualClock()
-        self.lock = threading.RLock()
+        self.lock = lock or threading.RLock()
         self.buses = {b.name: SimI2C(frequency=b.frequency) for b in spec.buses}
         self.muxes = {m.name: self.buses[m.bus].attach(SimTCA9548A(m.address)) for m in spec.muxes}
         self.chips: list[SimMCP23017] = []
