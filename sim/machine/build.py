@@ -40,9 +40,11 @@ FRAGMENT = HERE / "kernel.config"
 AGENT = HERE / "agent.py"
 SUITE = "bookworm"
 # What the machine runs: systemd as init with udev and dbus; python3 with what a virtual
-# environment of the project needs offline (venv, cffi, wheel); the MQTT broker the board talks
-# to; kmod and procps because systemd's units call them; iproute2 to look at the network; gpiod's
-# tools to look at the simulated GPIO chips by hand.
+# environment of the project needs offline (venv, cffi, wheel); a C compiler, the C library's
+# headers and Python's, to build the project's cffi extension as a Pi does at install
+# (README, "Running on a real Pi"); the MQTT broker the board talks to; kmod and procps because
+# systemd's units call them; iproute2 to look at the network; gpiod's tools to look at the
+# simulated GPIO chips by hand.
 PACKAGES = (
     "systemd",
     "systemd-sysv",
@@ -52,6 +54,9 @@ PACKAGES = (
     "python3-venv",
     "python3-cffi",
     "python3-wheel",
+    "gcc",
+    "libc6-dev",
+    "python3-dev",
     "mosquitto",
     "kmod",
     "iproute2",
@@ -61,6 +66,9 @@ PACKAGES = (
 # The tag under which the repository is shared (vm.py), and where the guest mounts it.
 SHARE_TAG = "magboard"
 SHARE_MOUNT = "/srv/magboard"
+# The groups that own the board's device nodes, as Raspberry Pi OS has them before anything is
+# installed (hardware/install.py finds them there, as on a Pi).
+DEVICE_GROUPS = ("gpio", "i2c", "spi")
 # The virtio-serial port names (vm.py makes the ports; the agent opens its own by name).
 AGENT_PORT = "org.magboard.agent"
 WORLD_PORT = "org.magboard.world"
@@ -186,7 +194,13 @@ def image_step(rootfs: Step | None = None) -> Step:
     files = "\n".join(f"{path}\n{mode:o}\n{content}" for path, mode, content in image_files())
     return Step(
         "image",
-        _key(rootfs.key, files, "\n".join(ENABLE), _code(build_image, image_files)),
+        _key(
+            rootfs.key,
+            files,
+            "\n".join(ENABLE),
+            "\n".join(DEVICE_GROUPS),
+            _code(build_image, image_files),
+        ),
     )
 
 
@@ -322,6 +336,25 @@ WantedBy=sysinit.target
         ),
         (f"{SHARE_MOUNT.lstrip('/')}/", 0o755, ""),
         (
+            "etc/udev/rules.d/99-magboard-hil.rules",
+            0o644,
+            "# The board's device nodes for the groups that use them, as Raspberry Pi OS's\n"
+            "# 99-com.rules (raspberrypi-sys-mods) gives them: the service reaches the hardware\n"
+            "# through these groups, never as root. Here /dev/i2c-N and /dev/spidevB.C may be\n"
+            "# CUSE devices (the simulated board), made at run time under the class cuse.\n"
+            'SUBSYSTEM=="i2c-dev|cuse", KERNEL=="i2c-[0-9]*", GROUP="i2c", MODE="0660"\n'
+            'SUBSYSTEM=="spidev|cuse", KERNEL=="spidev*", GROUP="spi", MODE="0660"\n'
+            'SUBSYSTEM=="gpio", KERNEL=="gpiochip*", GROUP="gpio", MODE="0660"\n',
+        ),
+        (
+            "etc/mosquitto/conf.d/magboard-hil.conf",
+            0o644,
+            "# The board's broker: on every IPv4 address, so that the host reaches it through a\n"
+            "# forwarded port (vm.Machine(forward=[1883])) as well as the board on localhost.\n"
+            "# Anonymous: nothing but the host's loopback reaches the machine.\n"
+            "listener 1883 0.0.0.0\nallow_anonymous true\n",
+        ),
+        (
             "etc/systemd/journald.conf.d/magboard-hil.conf",
             0o644,
             "# The journal kept on disk, synced every second, so what happened before a cold\n"
@@ -370,6 +403,8 @@ def build_image(step: Step, log: Path, rootfs: Step) -> None:
                 target.unlink()
             target.write_text(content)
             target.chmod(mode)
+        for group in DEVICE_GROUPS:
+            _run(["groupadd", f"--root={tree}", "--system", group], log)
         _run(["systemctl", f"--root={tree}", "enable", *ENABLE], log)
         used = int(_output("du", "-sb", str(tree)).split()[0])
         size = (used * 5 // 4 + IMAGE_FREE) // (1 << 20)
