@@ -16,6 +16,8 @@ forwarded to free ports on the host's loopback (the guest reaches nothing else),
 virtio-serial ports are unix sockets in the machine's directory: `org.magboard.agent`, the
 agent's (agent.py), and `org.magboard.world`, left to the simulated board's control channel.
 Everything the serial console prints, boot after boot, is appended to `console.log` there.
+The kernel command line raises spidev's message size as r1's Pi has it (`spidev.bufsiz=65536`,
+README, "Running on a real Pi"): hardware/real.py reads it before it sends a frame.
 
 `python -m magboard.sim.machine.vm` boots it once and says what it found (`make hil-machine`).
 """
@@ -41,6 +43,8 @@ from magboard.sim.machine import build
 
 REPO = Path(__file__).resolve().parents[2]
 QEMU = "qemu-system-x86_64"
+SPIDEV_BUFSIZ = 65536
+"""spidev's largest message, as r1's Pi is told on its kernel command line."""
 
 
 class MachineError(RuntimeError):
@@ -155,7 +159,9 @@ class Machine:
         forwards = "".join(
             f",hostfwd=tcp:127.0.0.1:{host}-:{guest}" for guest, host in self.ports.items()
         )
-        append = f"root=/dev/vda rw console=ttyS0 panic=-1 {self.append}".strip()
+        append = (
+            f"root=/dev/vda rw console=ttyS0 panic=-1 spidev.bufsiz={SPIDEV_BUFSIZ} {self.append}"
+        ).strip()
         command = [
             QEMU,
             "-accel", "tcg",
