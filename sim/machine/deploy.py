@@ -117,16 +117,17 @@ def pip_phases(log: str) -> dict[str, float]:
     if not stamped:
         return {}
     phases = {"pip": stamped[-1][0] - stamped[0][0]}
+    # The phases come in this order, each looked for after the one before: the build
+    # dependencies' own install says "Installing collected packages" too, before the project's.
+    at = 0
     for name, (begins, ends) in PHASES.items():
-        # The last start, since the build dependencies' own install says "Installing collected
-        # packages" first; then the first end after it.
-        starts = [index for index, (_, text) in enumerate(stamped) if begins in text]
-        if not starts:
+        start = next((i for i in range(at, len(stamped)) if begins in stamped[i][1]), None)
+        if start is None:
             continue
-        start = stamped[starts[-1]][0]
-        end = next((when for when, text in stamped[starts[-1] :] if ends in text), None)
+        end = next((i for i in range(start, len(stamped)) if ends in stamped[i][1]), None)
         if end is not None:
-            phases[name] = end - start
+            phases[name] = stamped[end][0] - stamped[start][0]
+            at = end
     return phases
 
 

@@ -14,6 +14,7 @@ PIP_LOG = """\
 2026-11-27T13:56:37,254 Building wheels for collected packages: magboard
 2026-11-27T13:56:37,270   Building wheel for magboard (pyproject.toml): started
 continued output without a stamp
+2026-11-27T13:57:23,857   Building wheel for magboard (pyproject.toml): finished with status 'done'
 2026-11-27T13:57:23,886   Created wheel for magboard: filename=magboard-0.1.0-cp311-cp311.whl
 2026-11-27T13:57:29,527 Installing collected packages: sysv_ipc, pyserial, magboard
 2026-11-27T13:58:17,075 Successfully installed magboard-0.1.0 pyserial-3.5 sysv_ipc-1.2.0
