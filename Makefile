@@ -100,7 +100,8 @@ perft-deep: setup
 
 # The emulated machine for the hardware-in-the-loop tests (sim/machine/): a QEMU PC (TCG, no KVM)
 # booting a kernel built from Debian's linux-source and a Debian root file system made by
-# mmdebstrap, cached outside the repository in $MAGBOARD_HIL_CACHE (~/.cache/magboard/hil). Its
+# mmdebstrap, with a wheelhouse of what the project installs there from PyPI (the machine has no
+# internet), cached outside the repository in $MAGBOARD_HIL_CACHE (~/.cache/magboard/hil). Its
 # packages are installed where this can be done, as above; building the root file system needs
 # root. `hil-machine` builds what is missing (a kernel takes minutes), then boots the machine once
 # and shows what the tests rely on; `hil` runs the tests that boot it (never part of `make test`).

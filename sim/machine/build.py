@@ -2,7 +2,7 @@
 
     python -m magboard.sim.machine.build [--print]
 
-Three steps, each rebuilt only when its inputs change, in `$MAGBOARD_HIL_CACHE` (by default
+Four steps, each rebuilt only when its inputs change, in `$MAGBOARD_HIL_CACHE` (by default
 `~/.cache/magboard/hil`), one directory a step named by the hash of its inputs:
 
 - `kernel`: `kernel.config` merged onto `make tinyconfig` of Debian's linux-source and built into
@@ -12,10 +12,19 @@ Three steps, each rebuilt only when its inputs change, in `$MAGBOARD_HIL_CACHE` 
 - `image`: the tree with the machine's own files (hostname, fstab, journald, network, the guest
   agent and its unit) written into an ext4 image. Inputs: the rootfs step, those files, the
   agent, this step's code. An agent change rebuilds only this step, in seconds.
+- `wheels`: the wheelhouse the guest installs the project from, offline (it has no internet):
+  every wheel `magboard[pi]` and its build system need, for the guest's Python (Debian 12's
+  3.11, x86_64), fetched by `pip download`. Inputs: those requirements as pyproject.toml states
+  them, the pip that fetches them, the guest's Python and platform, this step's code.
 
 "This step's code" is the source of the functions that make it, so a change elsewhere in this
 file (the command line, the messages) rebuilds nothing. The rootfs and image steps run as root
 (mmdebstrap's root mode, files owned by the users the packages made).
+
+The wheelhouse is shared with the guest read-only over a second 9p share (vm.py) rather than
+baked into the image: the image stays the operating system alone, as a Pi's SD card is before
+the project comes to it; a dependency that moves fetches a few megabytes again without
+rebuilding the image; and the install cannot change the wheels it reads.
 """
 
 from __future__ import annotations
@@ -31,18 +40,22 @@ import shutil
 import subprocess
 import sys
 import time
+import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
 FRAGMENT = HERE / "kernel.config"
 AGENT = HERE / "agent.py"
 SUITE = "bookworm"
 # What the machine runs: systemd as init with udev and dbus; python3 with what a virtual
-# environment of the project needs offline (venv, cffi, wheel); the MQTT broker the board talks
-# to; kmod and procps because systemd's units call them; iproute2 to look at the network; gpiod's
-# tools to look at the simulated GPIO chips by hand.
+# environment of the project needs offline (venv, cffi, wheel); a C compiler, the C library's
+# headers and Python's, to build the project's cffi extension as a Pi does at install
+# (README, "Running on a real Pi"); the MQTT broker the board talks to; kmod and procps because
+# systemd's units call them; iproute2 to look at the network; gpiod's tools to look at the
+# simulated GPIO chips by hand.
 PACKAGES = (
     "systemd",
     "systemd-sysv",
@@ -52,6 +65,9 @@ PACKAGES = (
     "python3-venv",
     "python3-cffi",
     "python3-wheel",
+    "gcc",
+    "libc6-dev",
+    "python3-dev",
     "mosquitto",
     "kmod",
     "iproute2",
@@ -61,6 +77,21 @@ PACKAGES = (
 # The tag under which the repository is shared (vm.py), and where the guest mounts it.
 SHARE_TAG = "magboard"
 SHARE_MOUNT = "/srv/magboard"
+# The same for the wheelhouse (the `wheels` step).
+WHEELS_TAG = "magboard-wheels"
+WHEELS_MOUNT = "/srv/wheels"
+# The guest's Python, bookworm's python3 on glibc 2.36, as `pip download` is told it: a wheel
+# for any manylinux up to glibc 2.36 runs there.
+GUEST_PYTHON = "3.11"
+GUEST_PLATFORMS = (
+    *(f"manylinux_2_{minor}_x86_64" for minor in range(36, 16, -1)),
+    "manylinux2014_x86_64",
+    "manylinux2010_x86_64",
+    "manylinux1_x86_64",
+)
+# The groups that own the board's device nodes, as Raspberry Pi OS has them before anything is
+# installed (hardware/install.py finds them there, as on a Pi).
+DEVICE_GROUPS = ("gpio", "i2c", "spi")
 # The virtio-serial port names (vm.py makes the ports; the agent opens its own by name).
 AGENT_PORT = "org.magboard.agent"
 WORLD_PORT = "org.magboard.world"
@@ -186,7 +217,41 @@ def image_step(rootfs: Step | None = None) -> Step:
     files = "\n".join(f"{path}\n{mode:o}\n{content}" for path, mode, content in image_files())
     return Step(
         "image",
-        _key(rootfs.key, files, "\n".join(ENABLE), _code(build_image, image_files)),
+        _key(
+            rootfs.key,
+            files,
+            "\n".join(ENABLE),
+            "\n".join(DEVICE_GROUPS),
+            _code(build_image, image_files),
+        ),
+    )
+
+
+def requirements(pyproject: Path = REPO / "pyproject.toml") -> list[str]:
+    """What the guest's `pip install '.[pi]'` fetches: the build system's requirements (pip
+    builds the project in isolation, as on a Pi), the dependencies and the pi extra."""
+    project = tomllib.loads(pyproject.read_text())
+    return [
+        *project["build-system"]["requires"],
+        *project["project"]["dependencies"],
+        *project["project"]["optional-dependencies"]["pi"],
+    ]
+
+
+def pip_version() -> str:
+    return _output(sys.executable, "-m", "pip", "--version").split()[1]
+
+
+def wheels_step() -> Step:
+    return Step(
+        "wheels",
+        _key(
+            "\n".join(requirements()),
+            pip_version(),
+            GUEST_PYTHON,
+            "\n".join(GUEST_PLATFORMS),
+            _code(build_wheels),
+        ),
     )
 
 
@@ -194,21 +259,23 @@ def image_step(rootfs: Step | None = None) -> Step:
 class Artifacts:
     kernel: Path
     image: Path
+    wheels: Path
 
 
 def artifacts() -> Artifacts:
     """Where the machine for the current inputs is (whether or not it is built yet)."""
-    return Artifacts(kernel_step().dir / "bzImage", image_step().dir / "rootfs.ext4")
+    kernel, image, wheels = kernel_step(), image_step(), wheels_step()
+    return Artifacts(kernel.dir / "bzImage", image.dir / "rootfs.ext4", wheels.dir / "wheels")
 
 
 def built() -> Artifacts | None:
     """The machine for the current inputs, or None when `make hil-machine` has not built it."""
     try:
-        kernel, image = kernel_step(), image_step()
+        kernel, image, wheels = kernel_step(), image_step(), wheels_step()
     except (BuildError, OSError, subprocess.CalledProcessError):
         return None
-    if kernel.done and image.done:
-        return Artifacts(kernel.dir / "bzImage", image.dir / "rootfs.ext4")
+    if kernel.done and image.done and wheels.done:
+        return Artifacts(kernel.dir / "bzImage", image.dir / "rootfs.ext4", wheels.dir / "wheels")
     return None
 
 
@@ -285,6 +352,30 @@ def build_rootfs(step: Step, log: Path) -> None:
     _run(command, log)
 
 
+def build_wheels(step: Step, log: Path) -> None:
+    """Binary wheels only, for the guest's Python and platform whatever the host's: nothing is
+    compiled on the host for the guest, and every dependency has such a wheel on PyPI."""
+    wheels = step.dir / "wheels"
+    wheels.mkdir(parents=True, exist_ok=True)
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--disable-pip-version-check",
+        "--no-input",
+        "--dest",
+        str(wheels),
+        "--only-binary=:all:",
+        "--implementation=cp",
+        f"--python-version={GUEST_PYTHON}",
+        f"--abi=cp{GUEST_PYTHON.replace('.', '')}",
+        *(f"--platform={platform}" for platform in GUEST_PLATFORMS),
+        *requirements(),
+    ]
+    _run(command, log)
+
+
 def image_files() -> list[tuple[str, int, str]]:
     """What the image adds to the tree: (path, mode, content); a path ending in / is a directory.
     The units in ENABLE are enabled in it afterwards."""
@@ -318,9 +409,32 @@ WantedBy=sysinit.target
             f"# The repository, shared read-only by the host (vm.py); nofail: a machine booted\n"
             f"# without it still comes up.\n"
             f"{SHARE_TAG}\t{SHARE_MOUNT}\t9p\t"
+            "trans=virtio,version=9p2000.L,msize=262144,ro,nofail\t0\t0\n"
+            "# The wheelhouse the project is installed from offline, shared read-only too.\n"
+            f"{WHEELS_TAG}\t{WHEELS_MOUNT}\t9p\t"
             "trans=virtio,version=9p2000.L,msize=262144,ro,nofail\t0\t0\n",
         ),
         (f"{SHARE_MOUNT.lstrip('/')}/", 0o755, ""),
+        (f"{WHEELS_MOUNT.lstrip('/')}/", 0o755, ""),
+        (
+            "etc/udev/rules.d/99-magboard-hil.rules",
+            0o644,
+            "# The board's device nodes for the groups that use them, as Raspberry Pi OS's\n"
+            "# 99-com.rules (raspberrypi-sys-mods) gives them: the service reaches the hardware\n"
+            "# through these groups, never as root. Here /dev/i2c-N and /dev/spidevB.C may be\n"
+            "# CUSE devices (the simulated board), made at run time under the class cuse.\n"
+            'SUBSYSTEM=="i2c-dev|cuse", KERNEL=="i2c-[0-9]*", GROUP="i2c", MODE="0660"\n'
+            'SUBSYSTEM=="spidev|cuse", KERNEL=="spidev*", GROUP="spi", MODE="0660"\n'
+            'SUBSYSTEM=="gpio", KERNEL=="gpiochip*", GROUP="gpio", MODE="0660"\n',
+        ),
+        (
+            "etc/mosquitto/conf.d/magboard-hil.conf",
+            0o644,
+            "# The board's broker: on every IPv4 address, so that the host reaches it through a\n"
+            "# forwarded port (vm.Machine(forward=[1883])) as well as the board on localhost.\n"
+            "# Anonymous: nothing but the host's loopback reaches the machine.\n"
+            "listener 1883 0.0.0.0\nallow_anonymous true\n",
+        ),
         (
             "etc/systemd/journald.conf.d/magboard-hil.conf",
             0o644,
@@ -370,6 +484,8 @@ def build_image(step: Step, log: Path, rootfs: Step) -> None:
                 target.unlink()
             target.write_text(content)
             target.chmod(mode)
+        for group in DEVICE_GROUPS:
+            _run(["groupadd", f"--root={tree}", "--system", group], log)
         _run(["systemctl", f"--root={tree}", "enable", *ENABLE], log)
         used = int(_output("du", "-sb", str(tree)).split()[0])
         size = (used * 5 // 4 + IMAGE_FREE) // (1 << 20)
@@ -456,6 +572,8 @@ def build(say=print) -> Artifacts:
         start = time.monotonic()
         kernel = kernel_step()
         _do(kernel, build_kernel, say=say)
+        wheels = wheels_step()
+        _do(wheels, build_wheels, say=say)
         rootfs = rootfs_step()
         image = image_step(rootfs)
         if image.done:
@@ -469,7 +587,7 @@ def build(say=print) -> Artifacts:
             _do(rootfs, build_rootfs, say=say)
         _do(image, build_image, rootfs, say=say)
         say(f"machine: ready in {time.monotonic() - start:.1f} s")
-        return Artifacts(kernel.dir / "bzImage", image.dir / "rootfs.ext4")
+        return Artifacts(kernel.dir / "bzImage", image.dir / "rootfs.ext4", wheels.dir / "wheels")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -489,14 +607,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.print:
         found = built()
         wanted = artifacts()
-        print(f"kernel {wanted.kernel}\nimage  {wanted.image}\nbuilt  {'yes' if found else 'no'}")
+        print(
+            f"kernel {wanted.kernel}\nimage  {wanted.image}\nwheels {wanted.wheels}\n"
+            f"built  {'yes' if found else 'no'}"
+        )
         return 0 if found else 1
     try:
         result = build()
     except BuildError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    print(f"kernel {result.kernel}\nimage  {result.image}")
+    print(f"kernel {result.kernel}\nimage  {result.image}\nwheels {result.wheels}")
     return 0
 
 

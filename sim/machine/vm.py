@@ -10,11 +10,14 @@ The machine is the one `build.py` made for the current inputs (`make hil-machine
 QEMU's TCG (no KVM): a q35 PC, 1 GiB, two CPUs, the kernel booted directly. Its disk is a qcow2
 overlay over the cached image, made once per Machine, so a test never dirties the image but a
 machine killed and booted again finds its disk as the power cut left it. The repository is
-shared read-only over 9p (tag `magboard`, mounted at /srv/magboard), guest TCP ports are
+shared read-only over 9p (tag `magboard`, mounted at /srv/magboard), and so is the wheelhouse
+the project is installed from (tag `magboard-wheels`, at /srv/wheels), guest TCP ports are
 forwarded to free ports on the host's loopback (the guest reaches nothing else), and two
 virtio-serial ports are unix sockets in the machine's directory: `org.magboard.agent`, the
 agent's (agent.py), and `org.magboard.world`, left to the simulated board's control channel.
 Everything the serial console prints, boot after boot, is appended to `console.log` there.
+The kernel command line raises spidev's message size as r1's Pi has it (`spidev.bufsiz=65536`,
+README, "Running on a real Pi"): hardware/real.py reads it before it sends a frame.
 
 `python -m magboard.sim.machine.vm` boots it once and says what it found (`make hil-machine`).
 """
@@ -40,6 +43,8 @@ from magboard.sim.machine import build
 
 REPO = Path(__file__).resolve().parents[2]
 QEMU = "qemu-system-x86_64"
+SPIDEV_BUFSIZ = 65536
+"""spidev's largest message, as r1's Pi is told on its kernel command line."""
 
 
 class MachineError(RuntimeError):
@@ -93,6 +98,7 @@ class Machine:
         kernel: Path | None = None,
         image: Path | None = None,
         share: Path | None = REPO,
+        wheels: Path | None = None,
         workdir: Path | None = None,
         memory: int = 1024,
         cpus: int = 2,
@@ -107,7 +113,8 @@ class Machine:
                     "and agent: `make hil-machine` builds it"
                 )
             kernel, image = kernel or found.kernel, image or found.image
-        self.kernel, self.image, self.share = Path(kernel), Path(image), share
+            wheels = wheels or found.wheels
+        self.kernel, self.image, self.share, self.wheels = Path(kernel), Path(image), share, wheels
         self.memory, self.cpus, self.hello_timeout, self.append = (
             memory,
             cpus,
@@ -152,7 +159,9 @@ class Machine:
         forwards = "".join(
             f",hostfwd=tcp:127.0.0.1:{host}-:{guest}" for guest, host in self.ports.items()
         )
-        append = f"root=/dev/vda rw console=ttyS0 panic=-1 {self.append}".strip()
+        append = (
+            f"root=/dev/vda rw console=ttyS0 panic=-1 spidev.bufsiz={SPIDEV_BUFSIZ} {self.append}"
+        ).strip()
         command = [
             QEMU,
             "-accel", "tcg",
@@ -184,6 +193,13 @@ class Machine:
                 f"local,id=share,path={self.share},security_model=none,readonly=on",
                 "-device",
                 f"virtio-9p-pci,fsdev=share,mount_tag={build.SHARE_TAG}",
+            ]
+        if self.wheels is not None:
+            command += [
+                "-fsdev",
+                f"local,id=wheels,path={self.wheels},security_model=none,readonly=on",
+                "-device",
+                f"virtio-9p-pci,fsdev=wheels,mount_tag={build.WHEELS_TAG}",
             ]
         return command
 
@@ -394,6 +410,7 @@ def main(argv: list[str] | None = None) -> int:
         ["systemctl", "--failed", "--no-legend"],
         ["sh", "-c", "ls /dev/cuse /dev/gpiochip* ; ls /sys/kernel/config"],
         ["findmnt", "-n", build.SHARE_MOUNT],
+        ["findmnt", "-n", build.WHEELS_MOUNT],
         ["systemd-analyze"],
     ]
     try:

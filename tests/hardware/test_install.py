@@ -244,6 +244,8 @@ def test_the_unit_asks_for_what_the_service_needs() -> None:
         "Restart": "always",
         "RestartSec": "2",
         "StateDirectory": "magboard",
+        "RuntimeDirectory": "magboard",
+        "WorkingDirectory": "/run/magboard",
         "User": "magboard",
         "Group": "magboard",
         "SupplementaryGroups": "gpio i2c spi",

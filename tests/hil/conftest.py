@@ -15,6 +15,8 @@ import pytest
 from magboard.sim.machine import build
 
 HIL = Path(__file__).resolve().parent
+TIMINGS: list[str] = []
+"""What the tests measured in the machine, shown after the run (`make hil` prints them)."""
 
 
 def _named(config: pytest.Config) -> bool:
@@ -40,3 +42,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     for item in ours:
         item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture(scope="session")
+def timings() -> list[str]:
+    """Lines a test adds to say what it measured, printed at the end of the run."""
+    return TIMINGS
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if TIMINGS:
+        terminalreporter.write_sep("-", "timings in the emulated machine")
+        for line in TIMINGS:
+            terminalreporter.write_line(line)
