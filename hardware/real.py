@@ -71,25 +71,31 @@ class PiBoard:
         self._gpio = GPIO
         self._wake = threading.Event()
         self._events: deque[ButtonEvent] = deque()
+        # No `frequency=`: on Linux the kernel sets the bus speed (`dtparam=i2c_arm_baudrate` in
+        # config.txt, hardware/README.md), and Blinka warns at every start that it ignores it.
         self.buses: dict[str, Any] = {
-            bus.name: busio.I2C(
-                getattr(board, bus.scl), getattr(board, bus.sda), frequency=bus.frequency
-            )
+            bus.name: busio.I2C(getattr(board, bus.scl), getattr(board, bus.sda))
             for bus in spec.buses
         }
         self.spi: Any = _led_spi(spec, board, busio) if on_spi(spec.leds) else None
         self.expanders = ExpanderArray(spec, self.buses, self.clock)
-        GPIO.setmode(GPIO.BCM)
         self._interrupts = sorted({e.interrupt for e in spec.expanders if e.interrupt is not None})
-        for pin in self._interrupts:
-            GPIO.setup(pin, GPIO.IN, pull_up_down=GPIO.PUD_UP)
-            GPIO.add_event_detect(pin, GPIO.FALLING, callback=self._on_interrupt)
         self._buttons = {b.gpio: b.name for b in spec.buttons}
-        for pin in self._buttons:
-            GPIO.setup(pin, GPIO.IN, pull_up_down=GPIO.PUD_UP)
-            GPIO.add_event_detect(
-                pin, GPIO.BOTH, callback=self._on_button, bouncetime=BUTTON_BOUNCE_MS
-            )
+        try:
+            GPIO.setmode(GPIO.BCM)
+            for pin in self._interrupts:
+                GPIO.setup(pin, GPIO.IN, pull_up_down=GPIO.PUD_UP)
+                GPIO.add_event_detect(pin, GPIO.FALLING, callback=self._on_interrupt)
+            for pin in self._buttons:
+                GPIO.setup(pin, GPIO.IN, pull_up_down=GPIO.PUD_UP)
+                GPIO.add_event_detect(
+                    pin, GPIO.BOTH, callback=self._on_button, bouncetime=BUTTON_BOUNCE_MS
+                )
+        except _gpio_errors() as error:
+            raise HardwareUnavailableError(
+                f"cannot use the GPIO lines ({error}): the user must be in group gpio, and "
+                "RPI_LGPIO_CHIP, where set, must name the header's chip"
+            ) from error
         self.leds = LedChain(spec, self.spi or getattr(board, spec.leds.pin))
 
     def _on_interrupt(self, pin: int) -> None:
@@ -166,3 +172,13 @@ def _led_spi(spec: BoardSpec, board: Any, busio: Any) -> Any:
         )
     os.environ["SPI_BUFSIZE"] = str(frame)  # read by Adafruit_PureIO when the bus is made
     return busio.SPI(board.SCK, MOSI=board.MOSI)
+
+
+def _gpio_errors() -> tuple[type[Exception], ...]:
+    """What the RPi.GPIO API raises when it cannot reach the GPIO lines: rpi-lgpio lets lgpio's
+    own `error`, which is no OSError, out of `setmode` when the chip cannot be opened."""
+    try:
+        import lgpio
+    except ImportError:
+        return (RuntimeError, OSError)
+    return (RuntimeError, OSError, lgpio.error)
