@@ -142,7 +142,7 @@ class _Run:
             last = max([self.quiet_from, *(c.at for c in scenario.expect_leds)])
             end = last + AFTER_LAST
         self.session.run_until(end)
-        self._check_events()
+        self.failures += check_events(scenario, self.events)
         return self._result()
 
     def _result(self) -> Result:
@@ -325,41 +325,43 @@ class _Run:
                 f"{_hex(seen)}, not {_colour_text(check)}; all checked: {everything}"
             )
 
-    def _check_events(self) -> None:
-        events = self.events
-        dicts = [e.to_dict() for e in events]
-        position = 0
-        matched_at: Event | None = None
-        previous: EventPattern | None = None
-        for pattern in self.scenario.expect:
-            found = next(
-                (i for i in range(position, len(events)) if pattern.matches(events[i], dicts[i])),
-                None,
+
+def check_events(scenario: Scenario, events: Sequence[Event]) -> list[str]:
+    """What the stream `events` does not do of what the file expects (`expect`, `forbid`),
+    one line each; the in-process run and the emulated machine's check their streams alike."""
+    failures: list[str] = []
+    dicts = [e.to_dict() for e in events]
+    position = 0
+    matched_at: Event | None = None
+    previous: EventPattern | None = None
+    for pattern in scenario.expect:
+        found = next(
+            (i for i in range(position, len(events)) if pattern.matches(events[i], dicts[i])),
+            None,
+        )
+        if found is None:
+            failures.append(_missing(pattern, events, dicts, position, previous, matched_at))
+            break  # later entries would only repeat the same miss
+        position, matched_at, previous = found + 1, events[found], pattern
+    for pattern in scenario.expect:
+        if pattern.count is None:
+            continue
+        hits = [e for e, d in zip(events, dicts, strict=True) if pattern.matches(e, d)]
+        if len(hits) != pattern.count:
+            shown = "; ".join(f"t={e.t:g}" for e in hits[:6])
+            failures.append(
+                f"{pattern.where}: {pattern} matched {len(hits)} events, not "
+                f"{pattern.count}" + (f" (at {shown})" if hits else "")
             )
-            if found is None:
-                self.failures.append(
-                    _missing(pattern, events, dicts, position, previous, matched_at)
+    for pattern in scenario.forbid:
+        for event, data in zip(events, dicts, strict=True):
+            if pattern.matches(event, data):
+                failures.append(
+                    f"{pattern.where}: forbidden {pattern} happened at t={event.t:g}: "
+                    f"{event.to_json()}"
                 )
-                break  # later entries would only repeat the same miss
-            position, matched_at, previous = found + 1, events[found], pattern
-        for pattern in self.scenario.expect:
-            if pattern.count is None:
-                continue
-            hits = [e for e, d in zip(events, dicts, strict=True) if pattern.matches(e, d)]
-            if len(hits) != pattern.count:
-                shown = "; ".join(f"t={e.t:g}" for e in hits[:6])
-                self.failures.append(
-                    f"{pattern.where}: {pattern} matched {len(hits)} events, not "
-                    f"{pattern.count}" + (f" (at {shown})" if hits else "")
-                )
-        for pattern in self.scenario.forbid:
-            for event, data in zip(events, dicts, strict=True):
-                if pattern.matches(event, data):
-                    self.failures.append(
-                        f"{pattern.where}: forbidden {pattern} happened at t={event.t:g}: "
-                        f"{event.to_json()}"
-                    )
-                    break
+                break
+    return failures
 
 
 def _way(path: Sequence[Place]) -> tuple[int, int]:

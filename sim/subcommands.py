@@ -28,6 +28,11 @@ def add(commands: argparse._SubParsersAction) -> None:
     scenario = commands.add_parser("scenario", help="run a scenario file in the simulator")
     scenario.add_argument("file")
     scenario.add_argument("--leds", action="store_true", help="print LED frames too")
+    scenario.add_argument(
+        "--machine",
+        action="store_true",
+        help="on the emulated machine, in real time (its hands' steps only; minutes)",
+    )
     scenario.set_defaults(run=_scenario)
 
     demo = add_game_options(
@@ -140,6 +145,12 @@ def _add_sim_to_selftest(selftest: argparse.ArgumentParser) -> None:
 
 
 def _scenario(args: argparse.Namespace) -> int:
+    if args.machine:
+        if args.leds:
+            raise CommandError("--leds with --machine: the board's MQTT events carry no frames")
+        from .machine.scenario import main as on_machine
+
+        return on_machine(args)
     from .scenario import main
 
     return main(args)
