@@ -130,7 +130,9 @@ class WorldControl:
                 place_label(place): [piece.kind.name for piece in stack]
                 for place, stack in self.world.occupied().items()
             }
-        text = json.dumps({"kinds": kinds, "board": board}, indent=1, sort_keys=True)
+        text = json.dumps(
+            {"name": self.spec.name, "kinds": kinds, "board": board}, indent=1, sort_keys=True
+        )
         temporary = self.pieces_file.with_name(f".{self.pieces_file.name}.tmp")
         try:
             self.pieces_file.parent.mkdir(parents=True, exist_ok=True)
@@ -143,11 +145,15 @@ class WorldControl:
             log.error("cannot keep the pieces in %s: %s", self.pieces_file, error)
 
     def restore_pieces(self) -> int:
-        """Puts back, instantly, the pieces the file says stood on the board; how many."""
+        """Puts back, instantly, the pieces the file says stood on the board; how many (none
+        from another board's file)."""
         if self.pieces_file is None or not self.pieces_file.exists():
             return 0
         try:
             saved = json.loads(self.pieces_file.read_text())
+            if saved.get("name", self.spec.name) != self.spec.name:
+                log.info("%s is board %s's, not this one's", self.pieces_file, saved["name"])
+                return 0
             count = 0
             with self.electronics.lock:
                 for name, magnets in saved["kinds"].items():

@@ -225,6 +225,11 @@ def test_the_pieces_stay_on_the_board_through_a_restart(tmp_path: Path) -> None:
         assert second.world.pieces_at(SPEC_MINI_C3)[0].kind.signature == {"s"}
     finally:
         second.stop()
+    other = Daemon(load_board("r1"), clock=RealTimeClock(), pieces=kept)
+    try:
+        assert other.control.restore_pieces() == 0  # mini's pieces, not r1's
+    finally:
+        other.stop()
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
     third = Daemon(load_board("mini"), clock=RealTimeClock(), pieces=broken)
