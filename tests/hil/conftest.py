@@ -84,10 +84,22 @@ class Events:
         self.seen: list[dict] = []
         self.arrived = threading.Condition()
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="hil-events")
-        self.client.on_connect = lambda c, *_: c.subscribe(self.topic, qos=1)
+        self.connected = threading.Event()
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = lambda *_: self.connected.clear()
         self.client.on_message = self._on_message
+        # A broker that went away with its machine is back within seconds of the boot.
+        self.client.reconnect_delay_set(1, 2)
         self.client.connect("127.0.0.1", port)
         self.client.loop_start()
+
+    def _on_connect(self, client, *_args) -> None:
+        client.subscribe(self.topic, qos=1)
+        self.connected.set()
+
+    def wait_connected(self, timeout: float = 60) -> None:
+        """Waits until the host is subscribed again (after the machine's reboot, say)."""
+        assert self.connected.wait(timeout), f"not connected to the broker in {timeout:.0f} s"
 
     def _on_message(self, _client, _userdata, message) -> None:
         with self.arrived:
