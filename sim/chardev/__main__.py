@@ -75,6 +75,13 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="where to say which gpiochip the lines are on (files gpiochip, gpio.env)",
     )
+    parser.add_argument(
+        "--pieces",
+        type=Path,
+        default=None,
+        help="a file to keep the world's pieces in: written as they move, put back at start "
+        "(pieces stay on a board through a power cut)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="the world's random seed")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every request")
     args = parser.parse_args(argv)
@@ -102,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         gpio=gpio,
         world_port=None if args.world_port == "none" else args.world_port,
         state_dir=args.state_dir,
+        pieces=args.pieces,
     )
     done = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: done.set())

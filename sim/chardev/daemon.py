@@ -85,6 +85,7 @@ class Daemon:
         gpio: GpioSimChip | None = None,
         world_port: str | None = None,
         state_dir: Path | None = None,
+        pieces: Path | None = None,
     ) -> None:
         """`spi_device` None serves no LED chain; `spi_bufsiz` is its largest message (by
         default what this kernel's spidev says, so that the service's check of it holds);
@@ -92,7 +93,8 @@ class Daemon:
         makes a connection (a test's socket pair); `clock` is the world's (a `VirtualClock` by
         default; a `RealTimeClock` runs the world's callbacks under the electronics' lock);
         `gpio` a chip to bridge the INT and button lines onto, made live by `start`;
-        `world_port` the virtio-serial port to take the world channel's requests on."""
+        `world_port` the virtio-serial port to take the world channel's requests on; `pieces`
+        the file the world's pieces are kept in through a restart (world_channel.py)."""
         self.spec = spec
         lock = clock.lock if isinstance(clock, RealTimeClock) else None
         self.electronics = BoardElectronics(spec, clock, lock)
@@ -100,7 +102,7 @@ class Daemon:
         self.gpio = gpio
         self.bias_guard: BiasGuard | None = None
         self.state_dir = state_dir
-        self.control = WorldControl(self, gpiochip=self._gpiochip)
+        self.control = WorldControl(self, gpiochip=self._gpiochip, pieces=pieces)
         self.port = None if world_port is None else PortServer(self.control, world_port)
         self._open_channel = open_channel
         self.stalls: dict[str, Stall] = {}
@@ -133,6 +135,9 @@ class Daemon:
         if self.served:
             raise RuntimeError("the daemon is already serving")
         try:
+            restored = self.control.restore_pieces()
+            if restored:
+                log.info("put back %d pieces from %s", restored, self.control.pieces_file)
             if self.gpio is not None:
                 self.gpio.create()
                 with self.electronics.lock:

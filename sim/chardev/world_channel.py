@@ -29,6 +29,11 @@ first time it is used, and the name is enough afterwards.
 
 The world runs on the daemon's clock, real time in the machine, so a press with a hold lets go
 and a slide moves on while the channel answers other requests.
+
+Pieces stay on a real board through a power cut. So with a `pieces` file (the daemon's
+`--pieces`), what stands where is written there after every request that may change it, and put
+back, instantly, when the daemon starts again: the board the service finds after a reboot is
+the one it left. A slide still under way is written where it started.
 """
 
 from __future__ import annotations
@@ -54,6 +59,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PORT_NAME = "org.magboard.world"
+CHANGES = frozenset({"put", "lift", "move", "slide", "clear"})
+"""The requests that may change what stands where."""
 PORTS = Path("/sys/class/virtio-ports")
 
 
@@ -64,8 +71,14 @@ class RequestError(ValueError):
 class WorldControl:
     """Answers the channel's requests on a daemon's world, electronics and faults."""
 
-    def __init__(self, daemon: Daemon, gpiochip: Callable[[], int | None] = lambda: None) -> None:
+    def __init__(
+        self,
+        daemon: Daemon,
+        gpiochip: Callable[[], int | None] = lambda: None,
+        pieces: Path | None = None,
+    ) -> None:
         self.daemon = daemon
+        self.pieces_file = pieces
         self.spec = daemon.spec
         self.world = daemon.world
         self.electronics = daemon.electronics
@@ -100,7 +113,59 @@ class WorldControl:
         except Exception as error:  # a bug: said, logged, and the channel goes on
             log.exception("op %s failed", op)
             return {**reply, "error": f"{op} failed: {type(error).__name__}: {error}"}
+        finally:
+            if op in CHANGES:
+                self.save_pieces()
         return {**reply, "result": result}
+
+    # The pieces kept through a power cut.
+
+    def save_pieces(self) -> None:
+        """Writes what stands where to the pieces file (atomically), if there is one."""
+        if self.pieces_file is None:
+            return
+        with self.electronics.lock:
+            kinds = {name: sorted(kind.signature) for name, kind in self._kinds.items()}
+            board = {
+                place_label(place): [piece.kind.name for piece in stack]
+                for place, stack in self.world.occupied().items()
+            }
+        text = json.dumps(
+            {"name": self.spec.name, "kinds": kinds, "board": board}, indent=1, sort_keys=True
+        )
+        temporary = self.pieces_file.with_name(f".{self.pieces_file.name}.tmp")
+        try:
+            self.pieces_file.parent.mkdir(parents=True, exist_ok=True)
+            with open(temporary, "w") as file:
+                file.write(text + "\n")
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(temporary, self.pieces_file)
+        except OSError as error:
+            log.error("cannot keep the pieces in %s: %s", self.pieces_file, error)
+
+    def restore_pieces(self) -> int:
+        """Puts back, instantly, the pieces the file says stood on the board; how many (none
+        from another board's file)."""
+        if self.pieces_file is None or not self.pieces_file.exists():
+            return 0
+        try:
+            saved = json.loads(self.pieces_file.read_text())
+            if saved.get("name", self.spec.name) != self.spec.name:
+                log.info("%s is board %s's, not this one's", self.pieces_file, saved["name"])
+                return 0
+            count = 0
+            with self.electronics.lock:
+                for name, magnets in saved["kinds"].items():
+                    self._kinds.setdefault(name, PieceKind(name, frozenset(magnets)))
+                for label, stack in saved["board"].items():
+                    for name in stack:
+                        self.world.add(self._kinds[name], self._places[label])
+                        count += 1
+        except (OSError, ValueError, KeyError, TypeError, WorldError) as error:
+            log.error("cannot put back the pieces of %s: %s", self.pieces_file, error)
+            return 0
+        return count
 
     def handle_line(self, line: bytes) -> dict:
         try:

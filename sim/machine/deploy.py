@@ -1,9 +1,8 @@
 """The board's own software in the emulated machine, installed as an operator installs it on a Pi.
 
     install(machine)                  # hardware/install.sh from the share, offline
-    chip = make_header(machine)       # a gpio-sim chip where the Pi's GPIO header would be
-    write_drop_in(machine, chip)      # the unit told the board it runs on (environment only)
-    write_config(machine, polled_board(machine, "mini"), mqtt="mqtt://localhost")
+    write_drop_in(machine)            # the unit told the board it runs on (environment only)
+    write_config(machine, "mini", mqtt="mqtt://localhost")
 
 Nothing of the project is changed for the machine: the installer, the unit and `magboard run`
 are the repository's, run on Blinka, rpi-lgpio and lgpio as on a Pi. What differs is only what a
@@ -14,12 +13,14 @@ real deployment may set itself:
   internet; pip builds the project's cffi extension with the machine's gcc, as a Pi does;
 - a drop-in, /etc/systemd/system/magboard.service.d/hil.conf, written here and never by the
   installer, sets Environment= only: Blinka told the board and its chip (BLINKA_FORCEBOARD,
-  BLINKA_FORCECHIP), rpi-lgpio the Pi's revision code and which GPIO chip is the header
-  (RPI_LGPIO_REVISION, RPI_LGPIO_CHIP), since a PC has no device tree to read them from;
+  BLINKA_FORCECHIP) and rpi-lgpio the Pi's revision code (RPI_LGPIO_REVISION), since a PC has
+  no device tree to read them from, and which GPIO chip is the header (RPI_LGPIO_CHIP) from the
+  file the simulated board's daemon writes when it has made its gpio-sim chip
+  (`EnvironmentFile=-/run/magboard-hil/gpio.env`, world_link.py): the chip the INT and button
+  lines are on, labelled as a Pi 4's header;
 - /etc/magboard/magboard.toml, written after the install as an operator writes it (the
-  installer writes its default only where there is none, and keeps this one);
-- a board file without `interrupt` where no INT line is wired to the simulated expanders yet:
-  the board then polls them, as a board file may say.
+  installer writes its default only where there is none, and keeps this one), naming a shipped
+  board file, its INT lines and all: the service waits on their edges as on a Pi.
 
 The machine's image provides the rest as Raspberry Pi OS does: the groups gpio, i2c and spi, the
 udev rules that give them the device nodes (the CUSE devices and gpio-sim chips made at run
@@ -35,9 +36,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from magboard.hardware.spec import BOARDS_DIR
 from magboard.sim.machine import build
 from magboard.sim.machine.vm import Machine, MachineError
+from magboard.sim.machine.world_link import STATE_DIR
 
 SOURCE = build.SHARE_MOUNT
 INSTALL = f"{SOURCE}/hardware/install.sh"
@@ -47,11 +48,8 @@ VENV = "/opt/magboard/.venv"
 CONFIG = "/etc/magboard/magboard.toml"
 BOARDS = "/etc/magboard/boards"
 DROP_IN = "/etc/systemd/system/magboard.service.d/hil.conf"
-HEADER = "/sys/kernel/config/gpio-sim/header"
-HEADER_LINES = 58
-"""The BCM2711's GPIO lines, as a Pi 4's gpiochip0 has them."""
-HEADER_LABEL = "pinctrl-bcm2711"
-"""The label of a Pi 4's header chip, which Blinka looks for when it opens a pin."""
+GPIO_ENV = f"{STATE_DIR}/gpio.env"
+"""RPI_LGPIO_CHIP=N, written by the simulated board's daemon once its gpio-sim chip is live."""
 PI_ENVIRONMENT = {
     "BLINKA_FORCEBOARD": "RASPBERRY_PI_4B",
     "BLINKA_FORCECHIP": "BCM2XXX",
@@ -131,47 +129,27 @@ def pip_phases(log: str) -> dict[str, float]:
     return phases
 
 
-def make_header(machine: Machine) -> int:
-    """A gpio-sim chip standing for the Pi's GPIO header, labelled as a Pi 4's; returns its
-    number (N of /dev/gpiochipN). Its lines read as their users' bias sets them (a button's
-    pull-up reads released) until something drives them."""
-    script = (
-        f"mkdir -p {HEADER}/bank0 && echo {HEADER_LINES} > {HEADER}/bank0/num_lines && "
-        f"echo {HEADER_LABEL} > {HEADER}/bank0/label && echo 1 > {HEADER}/live && "
-        f"udevadm settle && cat {HEADER}/bank0/chip_name"
-    )
-    name = machine.run(["sh", "-c", script], check=True).stdout.strip()
-    return int(name.removeprefix("gpiochip"))
-
-
 def pi_environment(chip: int) -> dict[str, str]:
+    """The drop-in's environment with the header on /dev/gpiochip`chip`, for a command run by
+    hand."""
     return {**PI_ENVIRONMENT, "RPI_LGPIO_CHIP": str(chip)}
 
 
-def write_drop_in(machine: Machine, chip: int) -> str:
-    """The drop-in that tells the unit the board it runs on; returns its text."""
+def write_drop_in(machine: Machine) -> str:
+    """The drop-in that tells the unit the board it runs on; returns its text. The header's
+    chip comes from the simulated board's `GPIO_ENV` (optional: without the board, the service
+    fails at its I2C bus first, as a Pi with nothing on its header does)."""
     lines = [
         "# Written by the emulated machine's setup (sim/machine/deploy.py), not the installer:",
         "# the board that a PC's missing device tree cannot tell Blinka and rpi-lgpio.",
         "[Service]",
-        *(f"Environment={name}={value}" for name, value in pi_environment(chip).items()),
+        *(f"Environment={name}={value}" for name, value in PI_ENVIRONMENT.items()),
+        f"EnvironmentFile=-{GPIO_ENV}",
     ]
     text = "\n".join(lines) + "\n"
     write(machine, DROP_IN, text)
     machine.run(["systemctl", "daemon-reload"], check=True)
     return text
-
-
-def polled_board(machine: Machine, name: str) -> str:
-    """Reference board `name`'s file without its `interrupt` lines, written to the machine:
-    its expanders polled, for as long as no INT line is wired to them. Returns its path."""
-    text = (BOARDS_DIR / f"{name}.toml").read_text()
-    polled = "".join(
-        line for line in text.splitlines(keepends=True) if not line.startswith("interrupt")
-    )
-    path = f"{BOARDS}/{name}-polled.toml"
-    write(machine, path, polled)
-    return path
 
 
 def write_config(
@@ -181,7 +159,8 @@ def write_config(
     mqtt: str | None = None,
     board_id: str = "hil",
 ) -> str:
-    """/etc/magboard/magboard.toml as an operator writes it; returns its text."""
+    """/etc/magboard/magboard.toml as an operator writes it (`board` a shipped board's name or
+    a board file); returns its text."""
     lines = [
         f"board = {quote(board)}",
         f"game = {quote(game)}",

@@ -13,11 +13,12 @@ socket `world.sock`. `WorldLink` speaks its protocol (a JSON object a line, an `
 out, the same `id` and `result` or `error` back); `EmulatedBoard` is `hands.PhysicalBoard` on
 it, and says what else the channel can (`status`, `request`).
 
-The daemon runs in the guest as `magboard-hil-board.service` (`BOARD_UNIT`), before
+The daemon runs in the guest as `magboard-hil-board.service` (`board_unit`), before
 magboard.service, from the repository's share: it needs Python's standard library and the
 project only, so it runs on the guest's python3 with PYTHONPATH at a directory whose `magboard`
 is a link to the share. It makes the gpio-sim chip the service's GPIO lines are on and writes
-its number in /run/magboard-hil (`gpiochip`, and `gpio.env` for an EnvironmentFile=).
+its number in /run/magboard-hil (`gpiochip`, and `gpio.env` for an EnvironmentFile=), and
+keeps the pieces in `PIECES`, put back when it starts again (after a power cut, say).
 """
 
 from __future__ import annotations
@@ -38,11 +39,18 @@ from .hands import RGB, LedView
 BOARD_SERVICE = "magboard-hil-board.service"
 STATE_DIR = "/run/magboard-hil"
 PYTHONPATH = f"{STATE_DIR}/python"
-BOARD_UNIT = f"""\
+PIECES = "/var/lib/magboard-hil/pieces.json"
+"""Where the daemon keeps the world's pieces, which stay on the board through a power cut."""
+
+
+def board_unit(board: str = "r1") -> str:
+    """The daemon's unit, serving reference board `board`."""
+    return f"""\
 # The simulated board beneath the service: the expanders at /dev/i2c-1 and the LED chain at
 # /dev/spidev0.0 (CUSE), the INT and button lines on a gpio-sim chip, the world's orders on
 # the virtio-serial port org.magboard.world. Ready (Type=notify) once all of it is there, so
-# the service, ordered after it, finds its board.
+# the service, ordered after it, finds its board. The pieces are kept in {PIECES} and
+# put back at start: they stay on a board through a power cut.
 [Unit]
 Description=magboard HIL simulated board
 RequiresMountsFor={SHARE_MOUNT}
@@ -55,16 +63,21 @@ Type=notify
 NotifyAccess=main
 RuntimeDirectory=magboard-hil
 RuntimeDirectoryPreserve=no
+StateDirectory=magboard-hil
 ExecStartPre=/bin/mkdir -p {PYTHONPATH}
 ExecStartPre=/bin/ln -sfn {SHARE_MOUNT} {PYTHONPATH}/magboard
 Environment=PYTHONPATH={PYTHONPATH} PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
-ExecStart=/usr/bin/python3 -m magboard.sim.chardev --board r1 --state-dir {STATE_DIR}
+ExecStart=/usr/bin/python3 -m magboard.sim.chardev --board {board} --state-dir {STATE_DIR} \\
+    --pieces {PIECES}
 KillSignal=SIGTERM
 TimeoutStopSec=15
 
 [Install]
 WantedBy=multi-user.target
 """
+
+
+BOARD_UNIT = board_unit()
 
 
 class WorldError(RuntimeError):
@@ -239,13 +252,15 @@ class EmulatedBoard:
         self.request("i2c_errors", expander=expander, count=count)
 
 
-def install_board_unit(machine: Any, *, start: bool = True, timeout: float = 120.0) -> None:
-    """Writes `BOARD_UNIT` into the guest (vm.Machine) and, with `start`, starts it and waits
-    until it is ready."""
-    machine.run(
-        ["sh", "-c", f"cat > /etc/systemd/system/{BOARD_SERVICE} && systemctl daemon-reload"],
-        input=BOARD_UNIT,
-        check=True,
+def install_board_unit(
+    machine: Any, board: str = "r1", *, start: bool = True, timeout: float = 120.0
+) -> None:
+    """Writes the daemon's unit for `board` into the guest (vm.Machine), enabled so that it
+    comes back after a reboot, and, with `start`, starts it and waits until it is ready."""
+    script = (
+        f"cat > /etc/systemd/system/{BOARD_SERVICE} && systemctl daemon-reload && "
+        f"systemctl enable --quiet {BOARD_SERVICE}"
     )
+    machine.run(["sh", "-c", script], input=board_unit(board), check=True)
     if start:
         machine.run(["systemctl", "start", BOARD_SERVICE], timeout=timeout, check=True)

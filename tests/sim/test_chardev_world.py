@@ -198,3 +198,45 @@ def test_a_slide_moves_on_in_real_time(daemon: Daemon) -> None:
     time.sleep(ends_in + 0.3)
     assert result(daemon, "pieces")["board"] == {"a3": ["X#1"]}
     assert "neighbouring" in ask(daemon, "slide", path=["c5"], **{"from": "a3"})["error"]
+
+
+def test_the_pieces_stay_on_the_board_through_a_restart(tmp_path: Path) -> None:
+    """With a pieces file, what stands where is kept as it changes and put back, instantly,
+    when the daemon starts again (pieces stay on a board through a power cut)."""
+    kept = tmp_path / "state" / "pieces.json"
+    first = Daemon(load_board("mini"), clock=RealTimeClock(), pieces=kept)
+    try:
+        result(first, "put", place="A1", kind="X", magnets=["s"])
+        result(first, "put", place="A2", kind="X")
+        result(first, "put", place="B1", kind="O", magnets=["s"])
+        result(first, "move", **{"from": "A1", "to": "b2"})
+        result(first, "lift", place="A2", away=True)
+        ask(first, "leds")  # a query: nothing written
+    finally:
+        first.stop()
+    second = Daemon(load_board("mini"), clock=RealTimeClock(), pieces=kept)
+    try:
+        assert second.control.restore_pieces() == 2
+        board = result(second, "pieces")["board"]
+        kinds = {place: [name.split("#")[0] for name in stack] for place, stack in board.items()}
+        assert kinds == {"b2": ["X"], "B1": ["O"]}
+        # The kinds are known again: a new X needs no magnets said.
+        result(second, "put", place="c3", kind="X")
+        assert second.world.pieces_at(SPEC_MINI_C3)[0].kind.signature == {"s"}
+    finally:
+        second.stop()
+    other = Daemon(load_board("r1"), clock=RealTimeClock(), pieces=kept)
+    try:
+        assert other.control.restore_pieces() == 0  # mini's pieces, not r1's
+    finally:
+        other.stop()
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    third = Daemon(load_board("mini"), clock=RealTimeClock(), pieces=broken)
+    try:
+        assert third.control.restore_pieces() == 0
+    finally:
+        third.stop()
+
+
+SPEC_MINI_C3 = next(c for c in load_board("mini").cells if place_label(c) == "c3")
