@@ -48,8 +48,6 @@ from .hands import PhysicalBoard
 MQTT = 1883
 BOARD_ID = "hil"
 JOURNAL = "/var/lib/magboard/magboard.db"
-SERVE_UNIT = "magboard-hil-board"
-STATE_DIR = "/run/magboard-hil"
 HANDS = ("lift", "put", "move", "slide", "press", "play", "i2c_errors", "reset_expander")
 """The steps a physical board's hands (and its bench's faults) make."""
 
@@ -346,10 +344,10 @@ def _check_leds(board: PhysicalBoard, check: LedCheck) -> list[str]:
 # The emulated machine.
 
 
-def config_text(scenario: Scenario, board_file: str) -> str:
+def config_text(scenario: Scenario, board: str) -> str:
     """/etc/magboard/magboard.toml for the file's game on its board, reporting to the broker."""
     lines = [
-        f"board = {json.dumps(board_file)}",
+        f"board = {json.dumps(board)}",
         f"game = {json.dumps(scenario.game.name)}",
         f"journal = {json.dumps(JOURNAL)}",
         f"takeback = {'true' if scenario.takeback else 'false'}",
@@ -363,38 +361,12 @@ def config_text(scenario: Scenario, board_file: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def serve_board(machine: Any, board: str) -> int:
-    """The simulated board `board` served beneath the service, from the installed project
-    (as tests/hil/test_install.py serves it); returns its GPIO chip's number, which the service
-    is told is the header's, so it sees the board's buttons."""
-    from . import deploy
-
-    serve = [f"{deploy.VENV}/bin/python", "-m", "magboard.sim.chardev", "--board", board]
-    machine.run(
-        [
-            "systemd-run",
-            f"--unit={SERVE_UNIT}",
-            "--property=Type=notify",
-            "--property=NotifyAccess=main",
-            f"--property=RuntimeDirectory={STATE_DIR.removeprefix('/run/')}",
-            *serve,
-            "--state-dir",
-            STATE_DIR,
-        ],
-        timeout=120,
-        check=True,
-    )
-    machine.run(["udevadm", "settle"], check=True)
-    return int(machine.run(["cat", f"{STATE_DIR}/gpiochip"], check=True).stdout)
-
-
 def start_service(machine: Any, scenario: Scenario) -> None:
-    """The service told the file's game (its board file polled, as deploy.py's setup has it),
-    its journal fresh, and started: returns once it said READY=1."""
+    """The service told the file's game on its board, its journal fresh, and started: returns
+    once it said READY=1."""
     from . import deploy
 
-    board_file = deploy.polled_board(machine, scenario.spec.name)
-    deploy.write(machine, deploy.CONFIG, config_text(scenario, board_file))
+    deploy.write(machine, deploy.CONFIG, config_text(scenario, scenario.spec.name))
     machine.run(["systemctl", "stop", "magboard"], timeout=120)
     machine.run(["rm", "-f", JOURNAL], check=True)
     machine.run(["systemctl", "start", "magboard"], timeout=300, check=True)
@@ -432,14 +404,15 @@ def on_machine(scenario: Scenario, sink: Callable[[Event], None] | None = None) 
     pieces out, starts the service and plays the file."""
     from . import deploy
     from .vm import Machine
-    from .world_link import EmulatedBoard
+    from .world_link import EmulatedBoard, install_board_unit
 
     check_playable(scenario)
     with Machine(forward=[MQTT]) as machine:
         machine.run(["systemctl", "is-system-running", "--wait"], timeout=300)
         _say("installing the service in the emulated machine")
         deploy.install(machine)
-        deploy.write_drop_in(machine, serve_board(machine, scenario.spec.name))
+        deploy.write_drop_in(machine)
+        install_board_unit(machine, scenario.spec.name)
         board = EmulatedBoard(machine.world_socket)
         try:
             board.wait_ready(60)

@@ -18,7 +18,7 @@ from magboard.sim import scenario as in_process
 from magboard.sim.machine import deploy
 from magboard.sim.machine import scenario as on_machine
 from magboard.sim.machine.vm import Machine
-from magboard.sim.machine.world_link import EmulatedBoard
+from magboard.sim.machine.world_link import EmulatedBoard, install_board_unit
 from magboard.sim.scenario_file import load
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
@@ -34,7 +34,8 @@ def board(timings: list[str]) -> Iterator[tuple[Machine, EmulatedBoard]]:
         machine.run(["systemctl", "is-system-running", "--wait"], timeout=300)
         installed = deploy.install(machine)
         timings.append(f"differential, install: {installed.timings()}")
-        deploy.write_drop_in(machine, on_machine.serve_board(machine, "mini"))
+        deploy.write_drop_in(machine)
+        install_board_unit(machine, "mini")
         physical = EmulatedBoard(machine.world_socket)
         physical.wait_ready(60)
         try:
