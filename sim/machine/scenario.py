@@ -107,9 +107,11 @@ def touches(
         return [Touch(at, "slide", (label(src), [label(p) for p in path], extra["step"]))]
     if step.action == "press":
         return [Touch(at, "press", (value, extra["hold"]))]
-    if step.action == "i2c_errors" and "for" in extra:
-        back = [] if math.isinf(extra["for"]) else [Touch(at + extra["for"], "revive_expander")]
-        return [Touch(at, "kill_expander", (value,)), *(Touch(t.at, t.op, (value,)) for t in back)]
+    if step.action == "i2c_errors" and "for" in extra:  # unplugged, and back after `for`
+        unplugged = [Touch(at, "kill_expander", (value,))]
+        if not math.isinf(extra["for"]):
+            unplugged.append(Touch(at + extra["for"], "revive_expander", (value,)))
+        return unplugged
     if step.action == "i2c_errors":
         return [Touch(at, "i2c_errors", (value, extra["count"]))]
     if step.action == "reset_expander":
