@@ -262,10 +262,12 @@ def play(
     profile: Profile,
     sink: Callable[[Event], None] | None = None,
     start_timeout: float = 120.0,
+    now: Callable[[], float] = time.monotonic,
 ) -> Played:
     """Plays the file's steps on `board` from the `game-started` that `events` (the board's
     event stream, JSON objects) brings; every event, its time counted from that one, goes to
-    `sink`. The pieces are laid out and the service started already."""
+    `sink`. The pieces are laid out and the service started already. `now` is the clock the
+    steps' moments are kept by, the one `events.get` waits on: the wall's for a real board."""
     check_playable(scenario)
     rng = random.Random(scenario.seed)
     position = Position(scenario)
@@ -287,17 +289,17 @@ def play(
     def drain(until: float) -> None:
         while True:
             try:
-                take(events.get(timeout=max(0.0, until - time.monotonic())))
+                take(events.get(timeout=max(0.0, until - now())))
             except queue.Empty:
                 return
 
-    deadline = time.monotonic() + start_timeout
+    deadline = now() + start_timeout
     while not zero:
         try:
-            take(events.get(timeout=max(0.0, deadline - time.monotonic())))
+            take(events.get(timeout=max(0.0, deadline - now())))
         except queue.Empty:
             raise StepFailed(f"no game-started from the board in {start_timeout:.0f} s") from None
-    begun = time.monotonic()
+    begun = now()
 
     def full(slots: Sequence[Place]) -> list[Place]:
         held = board.pieces()
@@ -324,7 +326,7 @@ def play(
                 getattr(board, item.op)(*item.args)
         drain(begun + run_end(scenario))
     except StepFailed as failure:
-        drain(time.monotonic() + AFTER_LAST)
+        drain(now() + AFTER_LAST)
         moves = [a for e in seen if isinstance(e, Moved) for a in e.actions]
         return Played(seen, [f"{failure} (the referee's position after {moves})"])
     return Played(seen, failures + check_events(scenario, seen))

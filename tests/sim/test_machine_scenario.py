@@ -6,12 +6,12 @@ from __future__ import annotations
 import queue
 import random
 import re
-import time
 from pathlib import Path
 
 import pytest
 
 from magboard.sim import scenario as in_process
+from magboard.sim.clock import VirtualClock
 from magboard.sim.machine import scenario as on_machine
 from magboard.sim.scenario_file import ScenarioError, load
 
@@ -52,21 +52,21 @@ class FakeBoard:
 
 class Stream(queue.Queue):
     """The simulator's events, each given out at its own time from the first look (as MQTT
-    brings a board's events as they happen)."""
+    brings a board's events as they happen), on a virtual clock that waiting moves on."""
 
     def __init__(self, events: list[dict]) -> None:
         super().__init__()
-        self.due, self.start = list(events), None
+        self.due, self.clock, self.start = list(events), VirtualClock(), None
 
     def get(self, block: bool = True, timeout: float | None = None) -> dict:
-        now = time.monotonic()
+        now = self.clock.now()
         if self.start is None:
             self.start = now
         wait = timeout or 0.0
         if not self.due or self.start + self.due[0]["t"] > now + wait:
-            time.sleep(wait)
+            self.clock.sleep(wait)
             raise queue.Empty
-        time.sleep(max(0.0, self.start + self.due[0]["t"] - now))
+        self.clock.advance_to(max(now, self.start + self.due[0]["t"]))
         return self.due.pop(0)
 
 
@@ -92,7 +92,9 @@ def test_a_play_takes_from_the_slot_the_in_process_runner_takes(tmp_path: Path) 
     events = Stream([e.to_dict() for e in simulated.events if e.TYPE != "leds"])
     profile = on_machine.lay_out(scenario, board)
     board.done.clear()
-    played = on_machine.play(scenario, board, events, profile, start_timeout=1)
+    played = on_machine.play(
+        scenario, board, events, profile, start_timeout=1, now=events.clock.now
+    )
     assert played.ok, played.failures
     lifted = [d[1] for d in board.done if d[0] == "lift"]
     rng = random.Random(scenario.seed)
