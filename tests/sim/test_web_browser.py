@@ -418,7 +418,8 @@ def test_meep_tac_toe_by_mouse_a_tile_shifted_and_turned(board_page):
     # f5, h5, e8, g8, B's on e5, g5, f8, h8.
     assert page.locator("#game-select option:checked").inner_text() == "Meep Tac Toe"
     assert page.locator('[data-option="maneuver"]').input_value() == "advanced"
-    assert page.locator("#tiles [data-tile]").count() == 4
+    # The tiles are drawn from the board's first frame, which may come after the page's.
+    page.wait_for_function("document.querySelectorAll('#tiles [data-tile]').length === 4")
     assert tile_over(page, "e5") == ("e5 f5 e6 f6", "e5")
     drag(page, "f5", "f6")  # A's meeple d3-d4, onto the same tile
     assert "A so far: d3-d4" in wait_for_log(page, "partial", 1)
