@@ -21,7 +21,7 @@ reset, and SDA held low.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO
 
 from .hands import LedView, NotSupported
@@ -90,6 +90,21 @@ class PersonAtBoard:
             self.counts[kind] = number
         self.stacks.setdefault(place, []).append(name)
         return name
+
+    def put_all(self, kinds: Mapping[str, str]) -> list[str]:
+        """Puts a new piece of each kind on its place (place -> kind) as one request: a layout
+        asked for once rather than a piece at a time; returns the pieces' names."""
+        by_kind: dict[str, list[str]] = {}
+        for place, kind in kinds.items():
+            by_kind.setdefault(kind, []).append(place)
+        listed = "; ".join(f"{kind} on {', '.join(places)}" for kind, places in by_kind.items())
+        self.request(f"Put new pieces: {listed}.")
+        names = []
+        for place, kind in kinds.items():
+            self.counts[kind] = self.counts.get(kind, 0) + 1
+            names.append(f"{kind}{self.counts[kind]}")
+            self.stacks.setdefault(place, []).append(names[-1])
+        return names
 
     def lift(self, place: str, *, away: bool = False) -> str:
         name = self.top(place)

@@ -76,6 +76,15 @@ def test_the_record_follows_lifts_stacks_slides_and_a_clear() -> None:
     ]
 
 
+def test_a_layout_is_asked_for_once() -> None:
+    board, said = person("", "")
+    board.put("c3", "X")
+    places = {"A1": "X", "A2": "X", "B1": "O", "B2": "O"}
+    assert board.put_all(places) == ["X2", "X3", "O1", "O2"]
+    assert asked(said)[1:] == ["Put new pieces: X on A1, A2; O on B1, B2."]
+    assert board.pieces() == {"c3": ["X1"], "A1": ["X2"], "A2": ["X3"], "B1": ["O1"], "B2": ["O2"]}
+
+
 def test_nothing_is_asked_for_a_piece_the_record_does_not_have() -> None:
     board, said = person()
     with pytest.raises(ValueError, match="no piece on b2"):
