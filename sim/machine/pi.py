@@ -16,18 +16,27 @@ import shlex
 import subprocess
 import time
 from collections.abc import Sequence
+from typing import Protocol
 
-from .bench import PersonAtBoard
 from .vm import MachineError, Result
 
 MQTT = 1883
 SSH_OPTIONS = ("-o", "BatchMode=yes", "-o", "ConnectTimeout=10")
 
 
+class PowerSwitch(Protocol):
+    """Whoever can cut the Pi's power and give it back: a person (`bench.PersonAtBoard`), or a
+    relay on its supply."""
+
+    def power_cut(self) -> None: ...
+
+    def power_on(self) -> None: ...
+
+
 class PiOverSsh:
     """The service side of a real Pi: commands over ssh, power through the person at it."""
 
-    def __init__(self, target: str, person: PersonAtBoard, ssh: str = "ssh") -> None:
+    def __init__(self, target: str, person: PowerSwitch, ssh: str = "ssh") -> None:
         self.target = target
         """`user@host` (or an ssh config's name) as ssh takes it."""
         self.host = target.rsplit("@", 1)[-1]
@@ -85,7 +94,7 @@ class PiOverSsh:
         return self.run(["true"], timeout=15).ok
 
     def kill(self) -> None:
-        """A cold power cut: asked of the person at the board."""
+        """A cold power cut: the person at the board pulls the plug."""
         self.person.power_cut()
 
     def boot(self, timeout: float | None = None) -> float:
