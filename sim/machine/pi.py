@@ -48,16 +48,16 @@ class PiOverSsh:
     def command(
         self, argv: Sequence[str], env: dict[str, str] | None = None, cwd: str | None = None
     ) -> list[str]:
-        """The ssh command line running `argv` as root on the Pi. The remote shell splits
-        what ssh sends it again, so every word is quoted for it."""
+        """The ssh command line running `argv` as root on the Pi, with `env` added and in
+        `cwd` (changed to as root, as in the emulated machine). The remote shell splits what
+        ssh sends it again, so every word is quoted for it."""
         remote = ["sudo"]
         if env:
             remote += ["env", *(f"{key}={value}" for key, value in env.items())]
-        remote += list(argv)
-        line = shlex.join(remote)
         if cwd:
-            line = f"cd {shlex.quote(cwd)} && {line}"
-        return [self.ssh, *SSH_OPTIONS, self.target, "--", line]
+            remote += ["sh", "-c", 'cd "$0" && exec "$@"', cwd]
+        remote += list(argv)
+        return [self.ssh, *SSH_OPTIONS, self.target, "--", shlex.join(remote)]
 
     def run(
         self,

@@ -202,3 +202,15 @@ def test_a_power_cut_is_asked_for_and_the_boot_waits_for_ssh(pi: PiOverSsh) -> N
     assert pi.boot() >= 0
     assert said.getvalue().splitlines()[0].startswith("Pull the Pi's power plug")
     assert said.getvalue().splitlines()[1].startswith("Plug the Pi's power back in")
+
+
+def test_a_directory_with_a_space_and_a_quote(pi: PiOverSsh, tmp_path: Path) -> None:
+    awkward = tmp_path / "it's a dir"
+    awkward.mkdir()
+    assert pi.run(["pwd"], cwd=str(awkward), env={"A": "1"}).stdout == f"{awkward}\n"
+
+
+def test_no_ssh_client_is_a_result_that_says_so(tmp_path: Path) -> None:
+    pi = PiOverSsh("pi@board.local", PersonAtBoard(io.StringIO(), io.StringIO()), ssh="nossh")
+    result = pi.run(["true"])
+    assert result.rc is None and not result.timed_out and "nossh" in result.error
