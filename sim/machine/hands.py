@@ -3,10 +3,10 @@
 `PhysicalBoard` is the board as a test sees it from outside the Pi: pieces put, lifted, moved
 and slid, buttons pressed, the LEDs looked at, and the faults a bench can make. Against the
 emulated machine it is `world_link.EmulatedBoard`, which sends each action over the world
-channel to the simulated board in the guest. Against a real Pi with a board attached the same
-methods are a person's or a robot's: a second implementation that asks for each action (or
-drives an arm) and reads the LEDs with a camera. Faults a bench cannot make may raise
-`NotSupported`.
+channel to the simulated board in the guest. Against a real Pi with a board attached it is
+`bench.PersonAtBoard`, which asks a person for each action on a terminal and reads the LEDs
+with a camera when it has one (a robot would be a third class with the same methods). Faults a
+bench cannot make raise `NotSupported`.
 
 Places are written as the rest of the project writes them (`hardware.spec.place_label`): cells
 `a1`, `l12`; tray slots `A1`. A piece is of a kind with a name (`X`, `north`), whose magnets
