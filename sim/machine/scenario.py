@@ -5,7 +5,10 @@ this one plays the same file's steps at their times by the wall clock, through t
 `hands.PhysicalBoard` (the emulated machine's `EmulatedBoard`), and reads the board's events
 from its MQTT topic `magboard/<board-id>/events`, printing them as `magboard scenario` does
 (times counted from the `game-started` that begins the run) and checking them against the
-file's `expect` and `forbid`, and its `expect_leds` against what the LED chain shows.
+file's `expect` and `forbid`, and its `expect_leds` against what the LED chain shows. A board
+in real time sees a hand's movement a scan or two later than the simulator and lights its
+answer a frame after that, so an LED check at `t` is met if the LEDs show it at some moment
+from `t` to `t + LED_GRACE`, looked at every `LED_RECHECK`; the steps go on meanwhile.
 
 What hands can do is played: `lift`, `put`, `move`, `slide` (one path), `press`, `play` (by
 the game's notation, from the referee's position as the board's events tell it, taking from a
@@ -48,6 +51,8 @@ from .hands import PhysicalBoard
 MQTT = 1883
 BOARD_ID = "hil"
 JOURNAL = "/var/lib/magboard/magboard.db"
+LED_GRACE = 1.0
+LED_RECHECK = 0.05
 HANDS = ("lift", "put", "move", "slide", "press", "play", "i2c_errors", "reset_expander")
 """The steps a physical board's hands (and its bench's faults) make."""
 
@@ -318,7 +323,11 @@ def play(
             at, _, _, item = heapq.heappop(timeline)
             drain(begun + at)
             if isinstance(item, LedCheck):
-                failures += _check_leds(board, item)
+                missed = _check_leds(board, item)
+                if missed and at + LED_RECHECK <= item.at + LED_GRACE:
+                    heapq.heappush(timeline, (at + LED_RECHECK, 0, next(counter), item))
+                else:
+                    failures += missed
             elif isinstance(item, Step):
                 for touch in touches(item, position.state, profile, full, rng):
                     heapq.heappush(timeline, (touch.at, 1, next(counter), touch))
@@ -338,7 +347,8 @@ def _check_leds(board: PhysicalBoard, check: LedCheck) -> list[str]:
         seen = shown[index] if index < len(shown) else (0, 0, 0)
         if not shows(seen, check.colour):
             return [
-                f"{check.where}: at t={check.at:g} the LED under {label} (LED {index}) shows "
+                f"{check.where}: from t={check.at:g} to {check.at + LED_GRACE:g} the LED under "
+                f"{label} (LED {index}) showed "
                 "#{:02x}{:02x}{:02x}".format(*seen)
                 + f", not {check.colour_name}"
             ]

@@ -247,6 +247,7 @@ def test_the_operators_self_test_finds_every_expander(referee) -> None:
     start = time.monotonic()
     result = machine.run(command, cwd="/tmp", timeout=600)
     took = time.monotonic() - start
+    assert result.stdout, f"rc {result.rc}{' (timed out)' * result.timed_out}: {result.stderr}"
     report = json.loads(result.stdout)
     assert report["board"] == "mini" and report["missing_expanders"] == [], report
     assert report["squares"] == 9 + 26

@@ -10,20 +10,26 @@ from pathlib import Path
 
 import pytest
 
+from magboard.hardware.spec import load_board
 from magboard.sim import scenario as in_process
 from magboard.sim.clock import VirtualClock
 from magboard.sim.machine import scenario as on_machine
+from magboard.sim.machine.hands import LedView
 from magboard.sim.scenario_file import ScenarioError, load
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+SPEC = load_board("mini")
+B2 = next(cell for cell in SPEC.cells if cell == (1, 1))
 
 
 class FakeBoard:
     """Records what hands do; the mini board's trays full, as laid out."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: VirtualClock | None = None) -> None:
         self.done: list[tuple] = []
         self.held: dict[str, list[str]] = {}
+        self.clock = clock or VirtualClock()
+        self.red_from: float | None = None
 
     def put(self, place: str, kind: str | None = None, magnets=()) -> str:
         self.done.append(("put", place, kind))
@@ -46,8 +52,12 @@ class FakeBoard:
     def pieces(self) -> dict[str, list[str]]:
         return {place: stack for place, stack in self.held.items() if stack}
 
-    def leds(self):  # pragma: no cover - the files here check no LEDs
-        raise AssertionError
+    def leds(self) -> LedView:
+        """Dark, unless a test lights the LED under b2 red from a moment on."""
+        colours = [(0, 0, 0)] * SPEC.leds.count
+        if self.red_from is not None and self.clock.now() >= self.red_from:
+            colours[SPEC.led_index[B2]] = (255, 0, 0)
+        return LedView(tuple(colours), 1, 0.0)
 
 
 class Stream(queue.Queue):
@@ -106,6 +116,37 @@ def test_a_play_takes_from_the_slot_the_in_process_runner_takes(tmp_path: Path) 
     assert [e.to_dict() for e in played.events if e.TYPE == "move"] == [
         e.to_dict() for e in simulated.events if e.TYPE == "move"
     ]
+
+
+@pytest.mark.parametrize(
+    ("late", "failures"),
+    [
+        (0.0, []),
+        (0.6, []),
+        (
+            1.5,
+            ["expect_leds[0]: from t=0.5 to 1.5 the LED under b2 (LED 4) showed #000000, not red"],
+        ),
+    ],
+)
+def test_an_led_check_waits_for_a_board_that_lights_late(
+    tmp_path: Path, late: float, failures: list[str]
+) -> None:
+    """Real time is not virtual time: the check at 0.5 is met by a red shown up to a second
+    later, and fails, saying over what span, when it comes after that."""
+    path = write(tmp_path, "")
+    path.write_text(
+        path.read_text() + 'expect_leds = [{ at = 0.5, places = ["b2"], colour = "red" }]\n'
+    )
+    scenario = load(path)
+    events = Stream([e.to_dict() for e in in_process.run(scenario).events if e.TYPE != "leds"])
+    board = FakeBoard(events.clock)
+    board.red_from = 0.5 + late
+    played = on_machine.play(
+        scenario, board, events, on_machine.lay_out(scenario, board), start_timeout=1,
+        now=events.clock.now,
+    )  # fmt: skip
+    assert played.failures == failures
 
 
 @pytest.mark.parametrize(
