@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 NATIVE := firmware/native/.built
 
 .PHONY: setup browser poppler systemd mosquitto openspiel run test bench strength perft-deep lint clean \
-	hil-packages hil-machine hil
+	hil-packages hil-machine hil hil-arm64
 
 setup: $(STAMP) $(NATIVE)
 
@@ -105,8 +105,15 @@ perft-deep: setup
 # packages are installed where this can be done, as above; building the root file system needs
 # root. `hil-machine` builds what is missing (a kernel takes minutes), then boots the machine once
 # and shows what the tests rely on; `hil` runs the tests that boot it (never part of `make test`).
-HIL_PACKAGES := qemu-system-x86 qemu-utils mmdebstrap linux-source e2fsprogs systemd \
-	build-essential bc bison flex libelf-dev libssl-dev dwarves cpio kmod
+# `hil-arm64` does the same on the Pi's architecture (MAGBOARD_HIL_ARCH=arm64): QEMU's `virt`
+# board, the kernel cross-compiled, the root file system made through qemu-user-static.
+export MAGBOARD_HIL_ARCH ?= x86_64
+HIL_PACKAGES_x86_64 := qemu-system-x86
+HIL_PACKAGES_arm64 := qemu-system-arm gcc-aarch64-linux-gnu qemu-user-static binfmt-support \
+	arch-test
+HIL_PACKAGES := qemu-utils mmdebstrap linux-source e2fsprogs systemd \
+	build-essential bc bison flex libelf-dev libssl-dev dwarves cpio kmod \
+	$(HIL_PACKAGES_$(MAGBOARD_HIL_ARCH))
 
 hil-packages:
 	@missing=; for p in $(HIL_PACKAGES); do \
@@ -123,6 +130,9 @@ hil-machine: setup hil-packages
 
 hil: hil-machine
 	$(BIN)/python -m pytest tests/hil
+
+hil-arm64:
+	$(MAKE) hil MAGBOARD_HIL_ARCH=arm64
 
 lint: setup
 	$(BIN)/ruff check .

@@ -2,20 +2,28 @@
 
     python -m magboard.sim.machine.build [--print]
 
-Four steps, each rebuilt only when its inputs change, in `$MAGBOARD_HIL_CACHE` (by default
-`~/.cache/magboard/hil`), one directory a step named by the hash of its inputs:
+The machine is a PC (x86_64) unless `MAGBOARD_HIL_ARCH=arm64` asks for the Pi's architecture
+(`make hil-arm64`): QEMU's `virt` board with a Cortex-A72, the Pi 4's core, its kernel built by
+Debian's cross compiler and its root file system by mmdebstrap through qemu-user-static. Both run
+under TCG; the PC is the default because emulating it on a PC is the faster of the two.
 
-- `kernel`: `kernel.config` merged onto `make tinyconfig` of Debian's linux-source and built into
-  a bzImage. Inputs: the fragment, the linux-source package and version, this step's code.
+Four steps, each rebuilt only when its inputs change, in `$MAGBOARD_HIL_CACHE/ARCH` (by default
+`~/.cache/magboard/hil/x86_64`), one directory a step named by the hash of its inputs:
+
+- `kernel`: `kernel.config` and the architecture's own fragment (`kernel-ARCH.config`) merged
+  onto `make tinyconfig` of Debian's linux-source and built. Inputs: the fragments, the
+  linux-source package and version, the architecture, this step's code.
 - `rootfs`: a Debian bookworm tree made by mmdebstrap from the archive the host's apt uses, as a
-  tarball. Inputs: the suite, the host's Debian sources, the package list, this step's code.
+  tarball. Inputs: the suite, the architecture, the host's Debian sources, the package list, this
+  step's code.
 - `image`: the tree with the machine's own files (hostname, fstab, journald, network, the guest
   agent and its unit) written into an ext4 image. Inputs: the rootfs step, those files, the
   agent, this step's code. An agent change rebuilds only this step, in seconds.
 - `wheels`: the wheelhouse the guest installs the project from, offline (it has no internet):
   every wheel `magboard[pi]` and its build system need, for the guest's Python (Debian 12's
-  3.11, x86_64), fetched by `pip download`. Inputs: those requirements as pyproject.toml states
-  them, the pip that fetches them, the guest's Python and platform, this step's code.
+  3.11) and architecture, fetched by `pip download`. Inputs: those requirements as
+  pyproject.toml states them, the pip that fetches them, the guest's Python and platform, this
+  step's code.
 
 "This step's code" is the source of the functions that make it, so a change elsewhere in this
 file (the command line, the messages) rebuilds nothing. The rootfs and image steps run as root
@@ -80,15 +88,8 @@ SHARE_MOUNT = "/srv/magboard"
 # The same for the wheelhouse (the `wheels` step).
 WHEELS_TAG = "magboard-wheels"
 WHEELS_MOUNT = "/srv/wheels"
-# The guest's Python, bookworm's python3 on glibc 2.36, as `pip download` is told it: a wheel
-# for any manylinux up to glibc 2.36 runs there.
+# The guest's Python, bookworm's python3 on glibc 2.36, as `pip download` is told it.
 GUEST_PYTHON = "3.11"
-GUEST_PLATFORMS = (
-    *(f"manylinux_2_{minor}_x86_64" for minor in range(36, 16, -1)),
-    "manylinux2014_x86_64",
-    "manylinux2010_x86_64",
-    "manylinux1_x86_64",
-)
 # The groups that own the board's device nodes, as Raspberry Pi OS has them before anything is
 # installed (hardware/install.py finds them there, as on a Pi).
 DEVICE_GROUPS = ("gpio", "i2c", "spi")
@@ -102,12 +103,80 @@ ENABLE = ("systemd-networkd.service", "magboard-hil-agent.service")
 IMAGE_FREE = 1536 * 1024 * 1024
 
 
-def cache_dir() -> Path:
+class BuildError(RuntimeError):
+    """A step that cannot be built here, with what to do about it."""
+
+
+@dataclass(frozen=True)
+class Arch:
+    """What differs between the machines: how the kernel is built and booted, what Debian and
+    PyPI call the architecture, and how QEMU emulates it."""
+
+    name: str  # the kernel's name (ARCH=), this project's
+    debian: str  # Debian's (dpkg --print-architecture)
+    cross_compile: str  # the cross compiler's prefix, empty for the host's own
+    kernel_target: str  # what `make` builds, under arch/NAME/boot/
+    kernel_dir: str  # the kernel's directory under arch/
+    qemu: str
+    board: tuple[str, ...]  # QEMU's machine and CPU
+    console: str  # the serial console's device name in the guest
+    wheel_machine: str  # the machine in a manylinux wheel's tag
+
+    @property
+    def fragment(self) -> Path:
+        return HERE / f"kernel-{self.name}.config"
+
+    @property
+    def wheel_platforms(self) -> tuple[str, ...]:
+        """Every manylinux tag a wheel for glibc 2.36 (bookworm's) may carry, newest first."""
+        machine = self.wheel_machine
+        return (
+            *(f"manylinux_2_{minor}_{machine}" for minor in range(36, 16, -1)),
+            *(f"{legacy}_{machine}" for legacy in ("manylinux2014", "manylinux2010", "manylinux1")),
+        )
+
+
+ARCHES = {
+    "x86_64": Arch(
+        name="x86_64",
+        debian="amd64",
+        cross_compile="",
+        kernel_target="bzImage",
+        kernel_dir="x86",
+        qemu="qemu-system-x86_64",
+        board=("-M", "q35", "-cpu", "max"),
+        console="ttyS0",
+        wheel_machine="x86_64",
+    ),
+    "arm64": Arch(
+        name="arm64",
+        debian="arm64",
+        cross_compile="aarch64-linux-gnu-",
+        kernel_target="Image",
+        kernel_dir="arm64",
+        qemu="qemu-system-aarch64",
+        board=("-M", "virt", "-cpu", "cortex-a72"),
+        console="ttyAMA0",
+        wheel_machine="aarch64",
+    ),
+}
+
+
+def arch() -> Arch:
+    """The machine's architecture: `MAGBOARD_HIL_ARCH`, x86_64 unless it says arm64."""
+    name = os.environ.get("MAGBOARD_HIL_ARCH") or "x86_64"
+    if name not in ARCHES:
+        raise BuildError(f"MAGBOARD_HIL_ARCH={name}: the machine is one of {', '.join(ARCHES)}")
+    return ARCHES[name]
+
+
+def cache_root() -> Path:
     return Path(os.environ.get("MAGBOARD_HIL_CACHE") or Path.home() / ".cache/magboard/hil")
 
 
-class BuildError(RuntimeError):
-    """A step that cannot be built here, with what to do about it."""
+def cache_dir() -> Path:
+    """The cache of the architecture's machine; Debian's kernel source, extracted, is shared."""
+    return cache_root() / arch().name
 
 
 # ----------------------------------------------------------------------------------------------
@@ -202,13 +271,28 @@ def _code(*functions: Callable[..., object]) -> str:
 
 def kernel_step() -> Step:
     _, source = linux_source()
-    return Step("kernel", _key(FRAGMENT.read_bytes(), source, _code(build_kernel, _check_config)))
+    return Step(
+        "kernel",
+        _key(
+            FRAGMENT.read_bytes(),
+            arch().fragment.read_bytes(),
+            source,
+            repr(arch()),
+            _code(build_kernel, _check_config),
+        ),
+    )
 
 
 def rootfs_step() -> Step:
     return Step(
         "rootfs",
-        _key(SUITE, "\n".join(debian_sources()), "\n".join(PACKAGES), _code(build_rootfs)),
+        _key(
+            SUITE,
+            arch().name,
+            "\n".join(debian_sources()),
+            "\n".join(PACKAGES),
+            _code(build_rootfs),
+        ),
     )
 
 
@@ -249,7 +333,7 @@ def wheels_step() -> Step:
             "\n".join(requirements()),
             pip_version(),
             GUEST_PYTHON,
-            "\n".join(GUEST_PLATFORMS),
+            "\n".join(arch().wheel_platforms),
             _code(build_wheels),
         ),
     )
@@ -264,8 +348,13 @@ class Artifacts:
 
 def artifacts() -> Artifacts:
     """Where the machine for the current inputs is (whether or not it is built yet)."""
-    kernel, image, wheels = kernel_step(), image_step(), wheels_step()
-    return Artifacts(kernel.dir / "bzImage", image.dir / "rootfs.ext4", wheels.dir / "wheels")
+    return _artifacts(kernel_step(), image_step(), wheels_step())
+
+
+def _artifacts(kernel: Step, image: Step, wheels: Step) -> Artifacts:
+    return Artifacts(
+        kernel.dir / arch().kernel_target, image.dir / "rootfs.ext4", wheels.dir / "wheels"
+    )
 
 
 def built() -> Artifacts | None:
@@ -275,16 +364,17 @@ def built() -> Artifacts | None:
     except (BuildError, OSError, subprocess.CalledProcessError):
         return None
     if kernel.done and image.done and wheels.done:
-        return Artifacts(kernel.dir / "bzImage", image.dir / "rootfs.ext4", wheels.dir / "wheels")
+        return _artifacts(kernel, image, wheels)
     return None
 
 
 def build_kernel(step: Step, log: Path) -> None:
-    """Extracts linux-source once per version and builds in one object tree per version, so a
-    change of the fragment rebuilds only what it touches."""
+    """Extracts linux-source once per version (shared by the architectures) and builds in one
+    object tree per version, so a change of a fragment rebuilds only what it touches."""
     tarball, source = linux_source()
+    target = arch()
     tag = source.replace(" ", "_")
-    src = cache_dir() / "kernel" / f"src-{tag}"
+    src = cache_root() / "kernel-source" / tag
     if not (src / "Makefile").exists():
         partial = src.with_name(src.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
@@ -293,7 +383,9 @@ def build_kernel(step: Step, log: Path) -> None:
         partial.rename(src)
     obj = cache_dir() / "kernel" / f"obj-{tag}"
     obj.mkdir(parents=True, exist_ok=True)
-    make = ["nice", "make", "-C", str(src), f"O={obj}", "ARCH=x86_64"]
+    make = ["nice", "make", "-C", str(src), f"O={obj}", f"ARCH={target.name}"]
+    if target.cross_compile:
+        make.append(f"CROSS_COMPILE={target.cross_compile}")
     _run([*make, "tinyconfig"], log)
     _run(
         [
@@ -303,15 +395,17 @@ def build_kernel(step: Step, log: Path) -> None:
             str(obj),
             str(obj / ".config"),
             str(FRAGMENT),
+            str(target.fragment),
         ],
         log,
         cwd=src,
     )
     _run([*make, "olddefconfig"], log)
     _check_config(obj / ".config")
-    _run([*make, f"-j{os.cpu_count() or 1}", "bzImage"], log)
+    _run([*make, f"-j{os.cpu_count() or 1}", target.kernel_target], log)
     step.dir.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(obj / "arch/x86/boot/bzImage", step.dir / "bzImage")
+    boot = obj / "arch" / target.kernel_dir / "boot" / target.kernel_target
+    shutil.copy2(boot, step.dir / target.kernel_target)
     shutil.copy2(obj / ".config", step.dir / "config")
 
 
@@ -323,7 +417,7 @@ def _check_config(config: Path) -> None:
         if match := re.match(r"(CONFIG_\w+)=(.*)", line):
             merged[match[1]] = match[2]
     missing = []
-    for line in FRAGMENT.read_text().splitlines():
+    for line in (FRAGMENT.read_text() + arch().fragment.read_text()).splitlines():
         if match := re.match(r"(CONFIG_\w+)=(.*)", line):
             if merged.get(match[1]) != match[2]:
                 missing.append(f"{match[1]}={match[2]} (got {merged.get(match[1], 'unset')})")
@@ -336,11 +430,19 @@ def _check_config(config: Path) -> None:
 def build_rootfs(step: Step, log: Path) -> None:
     """mmdebstrap's minbase (Essential: yes and apt) plus the machine's packages, as a tarball.
     Documentation, man pages and translations are left out: nobody reads them in the machine."""
+    host = _output("dpkg", "--print-architecture").strip()
+    runs = subprocess.run(["arch-test", arch().debian], capture_output=True).returncode == 0
+    if arch().debian != host and not runs:
+        raise BuildError(
+            f"this {host} host cannot run {arch().debian} programs, which mmdebstrap needs: "
+            "qemu-user-static registered with binfmt_misc (update-binfmts --enable)"
+        )
     step.dir.mkdir(parents=True, exist_ok=True)
     excludes = ["/usr/share/doc/*", "/usr/share/man/*", "/usr/share/info/*", "/usr/share/locale/*"]
     command = [
         "mmdebstrap",
         "--mode=root",
+        f"--architectures={arch().debian}",
         "--variant=minbase",
         "--include=" + ",".join(PACKAGES),
         *(f"--dpkgopt=path-exclude={pattern}" for pattern in excludes),
@@ -370,7 +472,7 @@ def build_wheels(step: Step, log: Path) -> None:
         "--implementation=cp",
         f"--python-version={GUEST_PYTHON}",
         f"--abi=cp{GUEST_PYTHON.replace('.', '')}",
-        *(f"--platform={platform}" for platform in GUEST_PLATFORMS),
+        *(f"--platform={platform}" for platform in arch().wheel_platforms),
         *requirements(),
     ]
     _run(command, log)
@@ -531,8 +633,8 @@ def _run(command: list[str], log: Path, cwd: Path | None = None) -> None:
 @contextlib.contextmanager
 def _locked() -> Iterator[None]:
     """One build at a time in a cache (another worktree may build the same machine)."""
-    cache_dir().mkdir(parents=True, exist_ok=True)
-    with (cache_dir() / ".lock").open("w") as lock:
+    cache_root().mkdir(parents=True, exist_ok=True)
+    with (cache_root() / ".lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
 
@@ -587,7 +689,7 @@ def build(say=print) -> Artifacts:
             _do(rootfs, build_rootfs, say=say)
         _do(image, build_image, rootfs, say=say)
         say(f"machine: ready in {time.monotonic() - start:.1f} s")
-        return Artifacts(kernel.dir / "bzImage", image.dir / "rootfs.ext4", wheels.dir / "wheels")
+        return _artifacts(kernel, image, wheels)
 
 
 def main(argv: list[str] | None = None) -> int:

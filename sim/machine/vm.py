@@ -7,7 +7,8 @@
         machine.boot()                            # and on again, on the same disk
 
 The machine is the one `build.py` made for the current inputs (`make hil-machine`), run with
-QEMU's TCG (no KVM): a q35 PC, 1 GiB, two CPUs, the kernel booted directly. Its disk is a qcow2
+QEMU's TCG (no KVM): a q35 PC, or `virt` with a Cortex-A72 for arm64 (build.py), 1 GiB, two
+CPUs, the kernel booted directly. Its disk is a qcow2
 overlay over the cached image, made once per Machine, so a test never dirties the image but a
 machine killed and booted again finds its disk as the power cut left it. The repository is
 shared read-only over 9p (tag `magboard`, mounted at /srv/magboard), and so is the wheelhouse
@@ -42,7 +43,6 @@ from pathlib import Path
 from magboard.sim.machine import build
 
 REPO = Path(__file__).resolve().parents[2]
-QEMU = "qemu-system-x86_64"
 SPIDEV_BUFSIZ = 65536
 """spidev's largest message, as r1's Pi is told on its kernel command line."""
 
@@ -159,14 +159,15 @@ class Machine:
         forwards = "".join(
             f",hostfwd=tcp:127.0.0.1:{host}-:{guest}" for guest, host in self.ports.items()
         )
+        arch = build.arch()
         append = (
-            f"root=/dev/vda rw console=ttyS0 panic=-1 spidev.bufsiz={SPIDEV_BUFSIZ} {self.append}"
+            f"root=/dev/vda rw console={arch.console} panic=-1 spidev.bufsiz={SPIDEV_BUFSIZ} "
+            f"{self.append}"
         ).strip()
         command = [
-            QEMU,
+            arch.qemu,
             "-accel", "tcg",
-            "-M", "q35",
-            "-cpu", "max",
+            *arch.board,
             "-m", str(self.memory),
             "-smp", str(self.cpus),
             "-nographic",
