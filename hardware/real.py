@@ -15,6 +15,7 @@ events. The buses are touched only by the thread that calls `scan` and `show`.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from collections import deque
@@ -137,8 +138,15 @@ class PiBoard:
         return frozenset(name for pin, name in self._buttons.items() if self._gpio.input(pin) == 0)
 
     def close(self) -> None:
+        """Lets go of the LEDs, the lines and the buses. A line still busy does not fail the
+        command that closes (the self-test's report is made by then): rpi-lgpio's cleanup can
+        find one held while its edge thread lets go of it ('GPIO busy'), and the process's exit
+        frees it anyway."""
         self.leds.close()
-        self._gpio.cleanup([*self._interrupts, *self._buttons])
+        try:
+            self._gpio.cleanup([*self._interrupts, *self._buttons])
+        except _gpio_errors() as error:
+            print(f"magboard: GPIO lines left to the exit to free ({error})", file=sys.stderr)
         for bus in self.buses.values():
             bus.deinit()
         if self.spi is not None:

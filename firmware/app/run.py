@@ -41,6 +41,11 @@ if TYPE_CHECKING:
     from .mqtt import MqttLink
     from .remote import RemoteMatch
 
+BUTTONS_SETTLE = 0.5
+"""Seconds between setting the button lines up and reading whether `new` is held at start-up:
+the pull-ups were enabled a moment ago, and on the emulated machine (sim/chardev) the simulated
+board puts a held button's level back only after the kernel has applied the pull-up asked for."""
+
 
 @dataclass(frozen=True)
 class RunRequest:
@@ -191,6 +196,7 @@ def main(args: argparse.Namespace) -> int:
     notifier = Notifier.from_environ(os.environ)
     link = mqtt = remote = None
     try:
+        board.clock.sleep(BUTTONS_SETTLE)
         selftest_asked = default_button(request.spec) in board.held_buttons()
         table = wiring.wire(
             board,
