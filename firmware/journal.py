@@ -22,6 +22,7 @@ import json
 import sqlite3
 import time
 import zlib
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,9 +48,11 @@ SNAPSHOT_EVERY = 256
 """Records between two snapshots of the whole game. A resume rebuilds the game from its first
 record whatever their number; a snapshot is where it starts again after more records lost in a
 row than a tail covers. A Lance Assembly match (a few hundred records) holds one or two."""
+COVERED = 3
+"""Damaged records in a row that cost no action: each record repeats every action the records
+before it changed since then."""
 TAIL = 4
-"""The last actions each record repeats: a turn adds at most one action a record, so up to
-three damaged records in a row cost no action."""
+"""The fewest actions a record repeats."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -146,6 +149,8 @@ class _Game:
     match: str | None = None
     since_snapshot: int = 0
     """Records written since the last snapshot."""
+    lengths: deque[int] = field(default_factory=lambda: deque(maxlen=COVERED + 1))
+    """How many actions the game had at each of its last records."""
 
     def resume(self) -> Resume:
         actions = (*self.done, *self.partial)
@@ -166,13 +171,16 @@ class _Game:
         )
 
     def delta(self) -> str:
-        """What a record holds of the game between snapshots: its length, its last `TAIL`
-        actions and a checksum of them all, and the turn in progress if there is one (the clock
-        is in the clock's own events). The checksum tells a rebuilt game right from one that a
-        run of damaged records left wrong (a move taken back and another made in its place)."""
+        """What a record holds of the game between snapshots: its length, its actions from
+        where any of its last `COVERED` records could have changed them (at least the last
+        `TAIL`), a checksum of them all, and the turn in progress if there is one (the clock is
+        in the clock's own events). The checksum tells a rebuilt game right from one that a run
+        of damaged records left wrong (a move taken back and another made in its place)."""
+        length = len(self.done)
+        start = max(0, min(*self.lengths, length - TAIL) if self.lengths else length - TAIL)
         delta: dict[str, Any] = {
-            "length": len(self.done),
-            "tail": self.done[-TAIL:],
+            "length": length,
+            "tail": self.done[start:],
             "crc": _crc(self.done),
         }
         if self.partial:
@@ -240,6 +248,9 @@ class Journal:
         whole = isinstance(event, GameStarted) or game.since_snapshot >= SNAPSHOT_EVERY
         game.since_snapshot = 0 if whole else game.since_snapshot + 1
         held = game.snapshot() if whole else game.delta()
+        if whole:
+            game.lengths.clear()
+        game.lengths.append(len(game.done))
         self._pending.append((game, event.t, self.wall(), event.to_json(), held))
         self._write()
         if isinstance(event, GameStarted | GameOver) and not self.behind:
@@ -406,7 +417,15 @@ class Journal:
         ).fetchall()
         problems: dict[int, str] = {}
         found: _Game | None = None
-        for seq, game in reversed(_rebuilt(rows, problems)):
+        # Where the game began, should its first record (a snapshot) be the one worn bad.
+        summary = db.execute(
+            "SELECT game, options, board FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
+        began = None
+        with contextlib.suppress(TypeError, ValueError):
+            name, options, board = summary
+            began = {"game": name, "options": json.loads(options), "board": board, "match": None}
+        for seq, game in reversed(_rebuilt(rows, problems, began)):
             problem = _replay_problem(game)
             if problem is None:
                 found = game
@@ -489,9 +508,9 @@ class Journal:
         try:
             db = self._connection()
             current = self._game.db_id if self._game else None
-            dropped = _trim(db, self.limits, self.wall(), current)
-            if dropped:
-                db.execute("PRAGMA incremental_vacuum")
+            _trim(db, self.limits, self.wall(), current)
+            if db.execute("PRAGMA freelist_count").fetchone()[0]:
+                db.execute("PRAGMA incremental_vacuum").fetchall()  # it works as it is stepped
         except (sqlite3.Error, OSError) as error:
             self._drop()
             self._news.append(f"the journal's old history could not be trimmed: {error}")
@@ -611,15 +630,18 @@ def _fold(game: _Game, event: Event, wall: float) -> None:
 
 
 def _rebuilt(
-    rows: list[tuple[int, bytes, bytes]], problems: dict[int, str]
+    rows: list[tuple[int, bytes, bytes]],
+    problems: dict[int, str],
+    began: dict[str, Any] | None = None,
 ) -> list[tuple[int, _Game]]:
     """The game as each record leaves it, in order: a snapshot gives it whole, a delta puts its
-    tail on what came before, checked against its checksum. A record that does not read goes
+    tail on what came before (from `began`, the game with no actions, if the first snapshot
+    does not read), checked against its checksum. A record that does not read goes
     into `problems` and is passed over (the next tail covers it); a delta that does not fit
     goes there too when nothing was lost before it, and gives nothing when something was (more
     records lost in a row than a tail covers), until one fits or the next snapshot."""
     games: list[tuple[int, _Game]] = []
-    whole: dict[str, Any] | None = None  # the last snapshot read: the game, options, board, match
+    whole = began  # the last snapshot read: the game, options, board, match
     done: list[str] = []
     intact = True  # no record passed over since `done` was last rebuilt
     reserves: tuple[float, ...] | None = None

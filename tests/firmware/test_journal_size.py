@@ -7,12 +7,15 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import re
 import sqlite3
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from magboard.firmware.app.config import ConfigError, load_config
 from magboard.firmware.events import ClockChanged, GameOver, GameStarted, Moved, TakenBack
 from magboard.firmware.games import get_game
 from magboard.firmware.journal import PAGE_SIZE, SNAPSHOT_EVERY, Journal, Limits
@@ -190,3 +193,19 @@ def test_over_its_size_the_database_drops_history_oldest_first_never_the_game_on
     assert games[-1] == 301 and games == list(range(games[0], 302))  # the newest kept
     assert with_records[-1] == 301 and with_records == sorted(with_records)
     assert Journal(journal.path).load().actions == ("a1", "b1")
+
+
+def test_the_history_kept_is_set_in_the_configuration_and_a_mistake_is_refused(tmp_path):
+    path = tmp_path / "magboard.toml"
+    path.write_text("[history]\nkeep_days = 30\nmax_mb = 16\n")
+    assert load_config(path).history == Limits(keep_days=30.0, max_bytes=16 * 1024 * 1024)
+    path.write_text('game = "tic-tac-toe"\n')
+    assert load_config(path).history == Limits()
+    for text, said in [
+        ("[history]\nkeep = 30\n", "history.keep is not a setting"),
+        ("[history]\nmax_mb = 0\n", "history.max_mb is a number of megabytes, more than 0"),
+        ('[history]\nkeep_days = "a month"\n', "history.keep_days is a number of days, not"),
+    ]:
+        path.write_text(text)
+        with pytest.raises(ConfigError, match=re.escape(f"{path}: {said}")):
+            load_config(path)
