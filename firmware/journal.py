@@ -80,6 +80,7 @@ CREATE TABLE IF NOT EXISTS records (
     set_aside TEXT
 );
 CREATE INDEX IF NOT EXISTS records_by_game ON records (game_id, seq);
+CREATE INDEX IF NOT EXISTS records_set_aside ON records (seq) WHERE set_aside IS NOT NULL;
 CREATE TABLE IF NOT EXISTS selftests (
     id INTEGER PRIMARY KEY,
     wall REAL NOT NULL,
@@ -554,26 +555,26 @@ def _upgrade(db: sqlite3.Connection) -> None:
         db.execute("VACUUM")
 
 
-def _trim(db: sqlite3.Connection, limits: Limits, now: float, current: int | None) -> int:
-    """Drops history beyond `limits`, oldest first, never the game `current`; returns how many
-    rows went."""
+def _trim(db: sqlite3.Connection, limits: Limits, now: float, current: int | None) -> None:
+    """Drops history beyond `limits`, oldest first, never the game `current`. A game's records
+    follow one another (a game ends before the next begins), so games older than the oldest
+    with records have none: the queries start from there."""
     keep = -1 if current is None else current
-    dropped = 0
+    oldest = "(SELECT coalesce(min(game_id), 0) FROM records)"
     with _transaction(db):
-        old = now - limits.keep_days * 86400
-        dropped += db.execute(
-            "DELETE FROM records WHERE game_id IN (SELECT id FROM games WHERE result IS NOT NULL "
-            "AND ended < ? AND id != ?)",
-            (old, keep),
-        ).rowcount
+        db.execute(
+            "DELETE FROM records WHERE game_id IN (SELECT id FROM games WHERE id >= "
+            f"{oldest} AND result IS NOT NULL AND ended < ? AND id != ?)",
+            (now - limits.keep_days * 86400, keep),
+        )
     # Over the size: a game's records at a time, then action lists, then summaries.
     steps = (
-        "DELETE FROM records WHERE game_id = (SELECT min(game_id) FROM records WHERE game_id "
-        "IN (SELECT id FROM games WHERE result IS NOT NULL AND id != :keep))",
+        f"DELETE FROM records WHERE game_id = (SELECT min(id) FROM games WHERE id >= {oldest} "
+        "AND result IS NOT NULL AND id != :keep)",
         "UPDATE games SET actions = NULL WHERE id = (SELECT min(id) FROM games WHERE actions "
         "IS NOT NULL AND id != :keep)",
-        "DELETE FROM games WHERE id = (SELECT min(id) FROM games WHERE id != :keep AND id NOT "
-        "IN (SELECT game_id FROM records))",
+        f"DELETE FROM games WHERE id = (SELECT min(id) FROM games WHERE id < {oldest} "
+        "AND id != :keep)",
     )
     for step in steps:
         while _used_bytes(db) > limits.max_bytes:
@@ -581,8 +582,6 @@ def _trim(db: sqlite3.Connection, limits: Limits, now: float, current: int | Non
                 gone = db.execute(step, {"keep": keep}).rowcount
             if not gone:
                 break
-            dropped += gone
-    return dropped
 
 
 def _used_bytes(db: sqlite3.Connection) -> int:
