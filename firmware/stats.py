@@ -1,18 +1,24 @@
 """`magboard stats`: what a board has been used for, from its state database: games started,
 finished and abandoned per game, how long they ran, the mistakes, takebacks and faults, and the
-last self-test. Read-only: asking never changes the board's records.
+last self-test; `magboard games export`: each game with its actions, for a week's report.
+Read-only: asking never changes the board's records.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .app.errors import CommandError
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,10 @@ class Usage:
 
 def read_usage(path: Path, now: float | None = None) -> Usage:
     """The figures in the database at `path` (CommandError if there is none to read)."""
+    return _read(path, lambda db: _usage(db, time.time() if now is None else now))
+
+
+def _read(path: Path, query: Callable[[sqlite3.Connection], T]) -> T:
     if not Path(path).is_file():
         raise CommandError(f"no state database at {path} (is the journal somewhere else?)")
     try:
@@ -51,11 +61,63 @@ def read_usage(path: Path, now: float | None = None) -> Usage:
     except sqlite3.Error as error:
         raise CommandError(f"{path}: cannot be opened ({error})") from None
     try:
-        return _usage(db, time.time() if now is None else now)
+        return query(db)
     except sqlite3.Error as error:
         raise CommandError(f"{path}: not a magboard state database ({error})") from None
     finally:
         db.close()
+
+
+EXPORTED = (
+    "id", "game", "options", "board", "started", "ended", "result", "winners", "turns",
+    "mistakes", "takebacks", "faults", "actions",
+)  # fmt: skip
+"""The columns of `magboard games export`, in order."""
+
+
+def read_games(path: Path, since: float) -> list[dict[str, Any]]:
+    """Every game begun at or after `since` (epoch seconds), oldest first: its summary, its
+    times in local ISO 8601, and its actions in the game's notation once it has ended (None
+    while it is played, or where the history kept has dropped them)."""
+
+    def games(db: sqlite3.Connection) -> list[dict[str, Any]]:
+        columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
+        actions = "actions" if "actions" in columns else "NULL"
+        rows = db.execute(
+            "SELECT id, game, options, board, started, ended, result, winners, turns, mistakes, "
+            f"takebacks, faults, {actions} FROM games WHERE started >= ? ORDER BY id",
+            (since,),
+        ).fetchall()
+        found = []
+        for row in rows:
+            game = dict(zip(EXPORTED, row, strict=True))
+            for key in ("options", "winners", "actions"):
+                game[key] = None if game[key] is None else json.loads(game[key])
+            for key in ("started", "ended"):
+                if game[key] is not None:
+                    game[key] = _local_time(game[key])
+            found.append(game)
+        return found
+
+    return _read(path, games)
+
+
+def games_csv(games: list[dict[str, Any]]) -> str:
+    """One row a game; options as JSON, winners and actions separated by spaces."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(EXPORTED)
+    for game in games:
+        row = dict(game)
+        row["options"] = json.dumps(game["options"], sort_keys=True)
+        for key in ("winners", "actions"):
+            row[key] = "" if game[key] is None else " ".join(map(str, game[key]))
+        writer.writerow(["" if row[key] is None else row[key] for key in EXPORTED])
+    return out.getvalue()
+
+
+def _local_time(epoch: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(epoch))
 
 
 def _usage(db: sqlite3.Connection, now: float) -> Usage:

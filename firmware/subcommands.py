@@ -34,6 +34,21 @@ def add_game_options(sub: argparse.ArgumentParser) -> argparse.ArgumentParser:
 def add(commands: argparse._SubParsersAction) -> None:
     games = commands.add_parser("games", help="list the games, their aliases and options")
     games.set_defaults(run=_games)
+    export = games.add_subparsers(title="of the games played").add_parser(
+        "export", help="the games played since a day, with their actions, as CSV or JSON"
+    )
+    export.add_argument(
+        "--since", metavar="YYYY-MM-DD", required=True, help="the first day (local time)"
+    )
+    export.add_argument(
+        "--journal",
+        metavar="PATH",
+        help="the state database (default: the configuration's, else the state directory's)",
+    )
+    form = export.add_mutually_exclusive_group()
+    form.add_argument("--csv", action="store_true", help="CSV, one row a game (the default)")
+    form.add_argument("--json", action="store_true", help="a JSON list of games")
+    export.set_defaults(run=_export)
 
     perft = add_game_options(commands.add_parser("perft", help="count the game tree by turns"))
     perft.add_argument("game")
@@ -229,6 +244,23 @@ def _strength(args: argparse.Namespace) -> int:
     result = measure(args.games, args.easy_games, args.budget, names, args.jobs)
     print(json.dumps(result, indent=2) if args.json else format_report(result))
     return 0 if all(s["passed"] for s in result["standings"]) else 1
+
+
+def _export(args: argparse.Namespace) -> int:
+    import json
+    import time
+
+    from .app.config import state_database
+    from .app.errors import CommandError
+    from .stats import games_csv, read_games
+
+    try:
+        since = time.mktime(time.strptime(args.since, "%Y-%m-%d"))
+    except ValueError:
+        raise CommandError(f"--since {args.since}: a day as YYYY-MM-DD") from None
+    games = read_games(state_database(args.journal), since)
+    print(json.dumps(games, indent=2) if args.json else games_csv(games), end="\n" * args.json)
+    return 0
 
 
 def _stats(args: argparse.Namespace) -> int:

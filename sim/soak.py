@@ -37,10 +37,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sqlite3
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass, field
 from functools import partial, wraps
 from pathlib import Path
@@ -116,6 +117,48 @@ RULES_APART = " | "
 """Between the rules a refusal may name where the hands broke several at once."""
 GENERAL_REFUSAL = "no legal move gives this board"
 """The refusal that names no rule (firmware/referee/explain.py)."""
+
+
+@dataclass(frozen=True)
+class JournalCost:
+    """What the games cost the journal: its records, the bytes its process wrote while they
+    were played (write calls, `wchar` in /proc/self/io; None where there is no such count), and
+    the database's size after a checkpoint, with what ended in it."""
+
+    records: int
+    written: int | None
+    database: int
+    finished: int
+
+    @classmethod
+    def measure(cls, path: Path, written: int | None) -> JournalCost:
+        with closing(sqlite3.connect(path)) as db:
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            records = db.execute("SELECT count(*) FROM records").fetchone()[0]
+            finished = db.execute(
+                "SELECT count(*) FROM games WHERE result = 'finished'"
+            ).fetchone()[0]
+        return cls(records, written, path.stat().st_size, finished)
+
+    def summary(self) -> str:
+        per_record = (
+            f"{self.written / self.records / 1024:.1f} KB written a record, "
+            if self.written is not None and self.records
+            else ""
+        )
+        per_game = f" ({self.database / self.finished / 1024:.0f} KB a finished game)" * bool(
+            self.finished
+        )
+        return f"{per_record}{self.database / 1024:.0f} KB after a checkpoint{per_game}"
+
+
+def bytes_written() -> int | None:
+    """What this process has passed to write calls so far (Linux), or None."""
+    try:
+        io = dict(line.split(": ") for line in Path("/proc/self/io").read_text().splitlines())
+        return int(io["wchar"])
+    except (OSError, KeyError, ValueError):
+        return None
 
 
 @dataclass
@@ -226,6 +269,7 @@ class Tally:
     led_frames: int = 0
     virtual_seconds: float = 0.0
     wall_seconds: float = 0.0
+    journal: JournalCost | None = None
     calendar: float = field(default_factory=time.time)
     """When the soak began (epoch seconds): its games are journalled one after another from
     here, in virtual time."""
@@ -1239,9 +1283,13 @@ def soak(
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="magboard-soak-") as folder:
         path = journal or Path(folder) / "magboard.db"
+        before = bytes_written()
         for _ in range(games):
             player(spec, found, resolved, seeds.randrange(2**32), tally, path).play()
             tally.games += 1
+        after = bytes_written()
+        written = None if before is None or after is None else after - before
+        tally.journal = JournalCost.measure(path, written)
     tally.wall_seconds = time.perf_counter() - started
     return tally
 
@@ -1329,6 +1377,11 @@ def format_report(tally: Tally) -> str:
             f"survived {tally.faults_survived} (fault events {tally.fault_events})",
         ),
         ("LED frames", f"{tally.led_frames}", ""),
+        *(
+            [("journal records", f"{tally.journal.records}", tally.journal.summary())]
+            if tally.journal
+            else []
+        ),
         ("virtual time", _duration(tally.virtual_seconds), f"{tally.virtual_seconds:.1f} s"),
         ("wall time", f"{tally.wall_seconds:.1f}s", f"{speed:.0f}x real time"),
     ]

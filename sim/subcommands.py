@@ -14,7 +14,11 @@ from magboard.firmware.app.errors import CommandError
 from magboard.firmware.app.opponent_seat import add_arguments as add_ai_arguments
 from magboard.firmware.subcommands import add_game_options
 
-BENCHES = {"pipeline": "magboard.sim.pipeline_bench", "scan": "magboard.sim.scan_bench"}
+BENCHES = {
+    "pipeline": "magboard.sim.pipeline_bench",
+    "scan": "magboard.sim.scan_bench",
+    "journal": "magboard.sim.journal_year",
+}
 """`magboard bench NAME`: the module that measures it (`measure` and `format_report`)."""
 
 Command = Callable[[argparse.Namespace], int]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..journal import Limits
 from .errors import CommandError
 from .mqtt_settings import MqttSettingError, check_board_id, parse_broker
 from .unattended import Unattended
@@ -43,6 +44,8 @@ class Config:
     ai: str | None = None
     """The seat the board plays, `SEAT[:LEVEL]`, checked against the game when it is known."""
     ai_budget: float | None = None
+    history: Limits = field(default_factory=Limits)
+    """How much history the state database keeps (`[history]`)."""
 
 
 @dataclass(frozen=True)
@@ -83,9 +86,10 @@ _TOP = {
     "ai": str,
     "ai_budget": float,
 }
-_SECTIONS = {"options", "unattended", "mqtt"}
+_SECTIONS = {"options", "unattended", "mqtt", "history"}
 _UNATTENDED = ("attract_after", "reset_after")
 _MQTT = ("url", "board_id", "ca_file")
+_HISTORY = {"keep_days": "a number of days", "max_mb": "a number of megabytes"}
 
 
 def _config(path: Path, data: dict[str, Any]) -> Config:
@@ -125,6 +129,7 @@ def _config(path: Path, data: dict[str, Any]) -> Config:
         if not isinstance(value, str | int | float | bool):
             raise refuse(f"options.{key}", f"is a plain value, not {value!r}")
     mqtt = _mqtt(data["mqtt"], refuse) if "mqtt" in data else None
+    history = _history(data.get("history", {}), refuse)
     journal = data.get("journal")
     return Config(
         board=data.get("board"),
@@ -137,6 +142,23 @@ def _config(path: Path, data: dict[str, Any]) -> Config:
         mqtt=mqtt,
         ai=data.get("ai"),
         ai_budget=float(data["ai_budget"]) if "ai_budget" in data else None,
+        history=history,
+    )
+
+
+def _history(table: dict[str, Any], refuse: Callable[[str, str], ConfigError]) -> Limits:
+    for key, value in table.items():
+        name = f"history.{key}"
+        if key not in _HISTORY:
+            raise refuse(name, f"is not a setting (the settings: {', '.join(_HISTORY)})")
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise refuse(name, f"is {_HISTORY[key]}, not {value!r}")
+        if not math.isfinite(value) or value <= 0:
+            raise refuse(name, f"is {_HISTORY[key]}, more than 0, not {value!r}")
+    default = Limits()
+    return Limits(
+        keep_days=float(table.get("keep_days", default.keep_days)),
+        max_bytes=int(table["max_mb"] * 1024 * 1024) if "max_mb" in table else default.max_bytes,
     )
 
 

@@ -104,7 +104,7 @@ def request_of(args: argparse.Namespace) -> RunRequest:
     if ai is not None and remote is not None:
         raise CommandError("--ai and --remote: the board plays a seat, or another board does")
     path = Path(args.journal or config.journal or DEFAULT_JOURNAL).expanduser()
-    journal = Journal(path, match=match)
+    journal = Journal(path, match=match, limits=config.history)
     resume = resumable(journal.load(), game, spec, options, match)
     # A turn sent to the other board is not undone by hand.
     takeback = not args.no_takeback and config.takeback is not False and remote is None
