@@ -158,4 +158,4 @@ def test_every_command_is_there(capsys):
         assert flag in out
     with pytest.raises(SystemExit):
         cli.main(["bench", "--help"])
-    assert "{lines,perft,ai,thinking,pipeline,scan}" in capsys.readouterr().out
+    assert "{lines,perft,ai,thinking,pipeline,scan,journal}" in capsys.readouterr().out
