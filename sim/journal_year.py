@@ -93,107 +93,96 @@ def live_year(
     """Plays the year into the journal at `path`: a power cut in one game of `cut_every`, a
     worn record at one cut of `wear_every`."""
     names = names or [game.name for game in all_games()]
-    limits = limits or Limits()
-    rng = random.Random(seed)
+    board = _Board(path, limits or Limits(), random.Random(seed), Year(days), wear_every)
     games = playouts(names, seed)
-    year = Year(days)
-    now = [EPOCH]
-    journal = Journal(path, wall=lambda: now[0], limits=limits)
+    year = board.year
     for day in range(days):
         for n in range(games_per_day):
-            now[0] = EPOCH + day * DAY + 9 * 3600 + n * (12 * 3600 / games_per_day)
-            name = rng.choice(names)
-            turns = rng.choice(games[name])
-            cut_at = rng.randrange(len(turns)) if rng.randrange(cut_every) == 0 else None
-            journal = _play(journal, path, name, turns, cut_at, rng, year, now, limits, wear_every)
+            board.now = EPOCH + day * DAY + 9 * 3600 + n * (12 * 3600 / games_per_day)
+            name = board.rng.choice(names)
+            turns = board.rng.choice(games[name])
+            cut = board.rng.randrange(len(turns)) if board.rng.randrange(cut_every) == 0 else None
+            board.play(name, turns, cut)
             year.games += 1
             year.by_game[name] = year.by_game.get(name, 0) + 1
             year.largest_bytes = max(year.largest_bytes, _size(path))
             year.largest_log = max(year.largest_log, _size(Path(f"{path}-wal")))
-    journal.close()
+    board.journal.close()
     with sqlite3.connect(path) as db:
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         year.records = db.execute("SELECT max(seq) FROM records").fetchone()[0] or 0
     year.final_bytes = _size(path)
     start = time.perf_counter()
-    read_usage(path, now=now[0])
+    read_usage(path, now=board.now)
     year.stats_ms = (time.perf_counter() - start) * 1000
     # The board switched off in the middle of a game at the year's end, and on again.
-    journal = Journal(path, wall=lambda: now[0], limits=limits)
-    turns = games[names[0]][0]
-    seats = tuple(get_game(names[0]).seats)
-    journal.record(GameStarted(0.0, names[0], {}, "r1", seats))
-    for n, turn in enumerate(turns[: len(turns) // 2 + 1], start=1):
-        journal.record(Moved(float(n), (n - 1) % len(seats), turn, n))
-    journal.close()
+    board.journal = board.started()
+    board.play(names[0], games[names[0]][0], stop_at=len(games[names[0]][0]) // 2 + 1)
+    board.journal.close()
     start = time.perf_counter()
-    Journal(path, wall=lambda: now[0], limits=limits).load()
+    board.started().load()
     year.resume_ms = (time.perf_counter() - start) * 1000
     return year
 
 
-def _play(
-    journal: Journal,
-    path: Path,
-    name: str,
-    turns: list[tuple[str, ...]],
-    cut_at: int | None,
-    rng: random.Random,
-    year: Year,
-    now: list[float],
-    limits: Limits,
-    wear_every: int,
-) -> Journal:
-    """One game into the journal; at turn `cut_at` the power goes and the board comes back
-    from the journal, which must hold every move accepted. Returns the journal in use."""
-    seats = tuple(get_game(name).seats)
-    journal.record(GameStarted(0.0, name, {}, "r1", seats))
-    done: list[str] = []
-    for n, turn in enumerate(turns, start=1):
-        now[0] += 20.0
-        if n == cut_at:
-            journal = _power_cut(journal, path, done, rng, year, now, limits, wear_every)
-            journal.record(GameStarted(0.0, name, {}, "r1", seats, tuple(done)))
-        journal.record(Moved(float(n), (n - 1) % len(seats), turn, n))
-        done += turn
-        if rng.random() < 0.03:  # taken back, and made again
-            journal.record(TakenBack(float(n), (n - 1) % len(seats), turn))
-            journal.record(Moved(float(n), (n - 1) % len(seats), turn, n))
-    journal.record(GameOver(float(len(turns)), (0,), (seats[0],), "over"))
-    return journal
+class _Board:
+    """The board whose journal lives the year: its clock, its luck, its figures."""
 
+    def __init__(
+        self, path: Path, limits: Limits, rng: random.Random, year: Year, wear_every: int
+    ) -> None:
+        self.path, self.limits, self.rng, self.year = path, limits, rng, year
+        self.wear_every = wear_every
+        self.now = EPOCH
+        self.journal = self.started()
 
-def _power_cut(
-    journal: Journal,
-    path: Path,
-    done: list[str],
-    rng: random.Random,
-    year: Year,
-    now: list[float],
-    limits: Limits,
-    wear_every: int,
-) -> Journal:
-    """The power goes (the journal is left as it is, never closed: what was committed is on the
-    card, what waited in memory is gone), a record may be worn bad, and the board starts again
-    from the journal."""
-    del journal
-    year.power_cuts += 1
-    if wear_every and rng.randrange(wear_every) == 0:
-        with sqlite3.connect(path) as db:
-            game = db.execute("SELECT game_id, max(seq) FROM records").fetchone()
-            first = db.execute(
-                "SELECT min(seq) FROM records WHERE game_id = ?", (game[0],)
-            ).fetchone()[0]
-            if game[1] > first:  # not the last: the one being written when the power went
-                worn = rng.randrange(first, game[1])
-                db.execute("UPDATE records SET snapshot = X'FF' WHERE seq = ?", (worn,))
-                year.worn_records += 1
-    resumed = Journal(path, wall=lambda: now[0], limits=limits)
-    back = resumed.load()
-    actions = back.actions if back else ()
-    year.lost_moves += sum(1 for a, b in zip(done, actions, strict=False) if a != b)
-    year.lost_moves += max(0, len(done) - len(actions))
-    return resumed
+    def started(self) -> Journal:
+        """The journal as the board opens it at start."""
+        return Journal(self.path, wall=lambda: self.now, limits=self.limits)
+
+    def play(
+        self, name: str, turns: list[tuple[str, ...]], cut: int | None = None, stop_at: int = 0
+    ) -> None:
+        """One game into the journal, to its end or to turn `stop_at`; at turn `cut` the power
+        goes and the board comes back from the journal, which must hold every move accepted."""
+        seats = tuple(get_game(name).seats)
+        self.journal.record(GameStarted(0.0, name, {}, "r1", seats))
+        done: list[str] = []
+        for n, turn in enumerate(turns, start=1):
+            if n == stop_at:
+                return
+            self.now += 20.0
+            if n == cut:
+                self.power_cut(done)
+                self.journal.record(GameStarted(0.0, name, {}, "r1", seats, tuple(done)))
+            seat = (n - 1) % len(seats)
+            self.journal.record(Moved(float(n), seat, turn, n))
+            done += turn
+            if self.rng.random() < 0.03:  # taken back, and made again
+                self.journal.record(TakenBack(float(n), seat, turn))
+                self.journal.record(Moved(float(n), seat, turn, n))
+        self.journal.record(GameOver(float(len(turns)), (0,), (seats[0],), "over"))
+
+    def power_cut(self, done: list[str]) -> None:
+        """The power goes (the journal is left as it is, never closed: what was committed is
+        on the card, what waited in memory is gone), a record may be worn bad, and the board
+        starts again from the journal."""
+        self.year.power_cuts += 1
+        if self.wear_every and self.rng.randrange(self.wear_every) == 0:
+            with sqlite3.connect(self.path) as db:
+                game, last = db.execute("SELECT game_id, max(seq) FROM records").fetchone()
+                first = db.execute(
+                    "SELECT min(seq) FROM records WHERE game_id = ?", (game,)
+                ).fetchone()[0]
+                if last > first:  # not the last: the one being written when the power went
+                    worn = self.rng.randrange(first, last)
+                    db.execute("UPDATE records SET snapshot = X'FF' WHERE seq = ?", (worn,))
+                    self.year.worn_records += 1
+        self.journal = self.started()
+        back = self.journal.load()
+        actions = back.actions if back else ()
+        self.year.lost_moves += sum(1 for a, b in zip(done, actions, strict=False) if a != b)
+        self.year.lost_moves += max(0, len(done) - len(actions))
 
 
 def _size(path: Path) -> int:
