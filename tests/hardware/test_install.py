@@ -488,6 +488,8 @@ def test_a_root_whose_usr_is_read_only_takes_the_install(usr_read_only: UsrReadO
     first, second = usr_read_only.first, usr_read_only.second
     assert (first.returncode, first.stderr) == (0, "")
     assert first.stdout.splitlines() == first_run(usr_read_only.root)
+    unit = usr_read_only.root / "etc/systemd/system/magboard.service"
+    assert unit.read_bytes() == (REPO / "hardware/magboard.service").read_bytes()
     assert (second.returncode, second.stderr) == (0, "")
     assert all(line.startswith("unchanged ") for line in second.stdout.splitlines())
     assert usr_read_only.between == usr_read_only.after
