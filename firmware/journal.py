@@ -3,10 +3,11 @@ restart resumes it, and the usage figures of every game played.
 
 Each event that changes a game is committed before the board moves on, so a power cut loses at
 most the move being made. A record costs what its event costs, not what the game so far costs:
-it holds the event and the game's length with its last `TAIL` actions (a delta), and only at the
-game's start and every `SNAPSHOT_EVERY` records the whole action list (a snapshot); the whole
-game goes into its row in `games` once it has ended. The tails overlap, so one damaged record
-costs nothing: the next one holds its actions again. A restart rebuilds the game from its
+it holds the event and the game's length with the actions its last records could have changed
+(a delta), and only at the game's start and every `SNAPSHOT_EVERY` records the whole action
+list (a snapshot); the whole game goes into its row in `games` once it has ended. The deltas
+overlap, so up to `COVERED` damaged records in a row cost nothing: the next one holds their
+actions again. A restart rebuilds the game from its
 records in order and resumes from the newest one that reads and replays; a record that does not
 is set aside (marked, kept). History beyond the configured `Limits` is dropped oldest first.
 When the disk refuses (read-only, full, a directory in the database's place, a file that is not

@@ -62,3 +62,29 @@ def test_the_last_self_test_is_kept_and_shown_by_stats(tmp_path, capsys):
     at = next(i for i, line in enumerate(shown) if line.startswith("last self-test"))
     assert [line.strip() for line in shown[at + 1 :]] == report
     assert any("stuck sensor c3.n" in line for line in report)
+
+
+def test_the_games_since_a_day_are_exported_with_their_actions(tmp_path, capsys):
+    from magboard.firmware.events import GameOver, GameStarted, Moved
+    from magboard.firmware.journal import Journal
+
+    journal = Journal(tmp_path / "magboard.db", wall=lambda: 1_790_000_000.0)  # 2026-09-21
+    journal.record(GameStarted(0.0, "tic-tac-toe", {}, "mini", ("X", "O")))
+    for n, move in enumerate(["a1", "b1", "a2", "b2", "a3"], start=1):
+        journal.record(Moved(float(n), (n - 1) % 2, (move,), n))
+    journal.record(GameOver(6.0, (0,), ("X",), "three in a row"))
+    journal.record(GameStarted(7.0, "tic-tac-toe", {}, "mini", ("X", "O")))
+    journal.record(Moved(8.0, 0, ("b2",), 1))
+    journal.close()
+    path = str(journal.path)
+    assert main(["games", "export", "--since", "2026-09-01", "--journal", path, "--json"]) == 0
+    finished, playing = json.loads(capsys.readouterr().out)
+    assert finished["result"] == "finished" and finished["winners"] == [0]
+    assert finished["actions"] == ["a1", "b1", "a2", "b2", "a3"] and finished["turns"] == 5
+    assert playing["result"] is None and playing["actions"] is None
+    assert main(["games", "export", "--since", "2026-09-01", "--journal", path]) == 0
+    header, first, second = capsys.readouterr().out.splitlines()
+    assert header.startswith("id,game,options,board,started,ended,result,winners,turns")
+    assert first.endswith(",a1 b1 a2 b2 a3") and second.startswith("2,tic-tac-toe,{},mini,")
+    assert main(["games", "export", "--since", "2026-10-01", "--journal", path, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
