@@ -55,7 +55,9 @@ from magboard.firmware.events import (
     Event,
     Fulfilled,
     GameOver,
+    HoursChanged,
     LedFrame,
+    MaintenanceChanged,
     Note,
     Obligation,
 )
@@ -106,9 +108,9 @@ QUEUE = 2000
 """Messages waiting for one page; a page that falls this far behind is disconnected."""
 HISTORY = 100
 """Past events (not LED frames) a page is sent when it connects, for its log."""
-STANDING = (ClockChanged, Obligation, Fulfilled, GameOver)
+STANDING = (ClockChanged, Obligation, Fulfilled, GameOver, HoursChanged, MaintenanceChanged)
 """Events whose latest a page is sent when it connects even if older than that history: where
-the clocks and the match stand."""
+the clocks and the match stand, and whether the board is closed or out of order."""
 KEEP_EVENTS = 2000
 """Events (and LED frames on the wire) the session keeps in memory."""
 
