@@ -141,3 +141,16 @@ def test_closed_with_attract_the_lights_invite_play_and_a_touch_changes_nothing(
     session.settle()
     assert not of(session, Moved)
     assert session.loop.shut is Shut.CLOSED
+
+
+def test_magboard_run_takes_the_hours_from_the_configuration_file(tmp_path):
+    from magboard.firmware.app.run import request_of
+    from magboard.host.cli import _parser
+
+    path = tmp_path / "magboard.toml"
+    journal = tmp_path / "state.db"
+    path.write_text(
+        f'journal = "{journal}"\n[hours]\nmonday = "09:00-17:00"\noutside = "attract"\n'
+    )
+    request = request_of(_parser().parse_args(["run", "--config", str(path)]))
+    assert request.hours == parse_hours({"monday": "09:00-17:00", "outside": "attract"})
