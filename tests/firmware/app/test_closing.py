@@ -8,7 +8,15 @@ from datetime import datetime
 
 from magboard.firmware.app.closing import Shut
 from magboard.firmware.app.hours import parse_hours
-from magboard.firmware.events import HoursChanged, LedFrame, Mismatch, Moved, Restored
+from magboard.firmware.events import (
+    ButtonPressed,
+    GameStarted,
+    HoursChanged,
+    LedFrame,
+    Mismatch,
+    Moved,
+    Restored,
+)
 from magboard.sim.session import SimSession
 
 MINUTE = 60.0
@@ -154,3 +162,18 @@ def test_magboard_run_takes_the_hours_from_the_configuration_file(tmp_path):
     )
     request = request_of(_parser().parse_args(["run", "--config", str(path)]))
     assert request.hours == parse_hours({"monday": "09:00-17:00", "outside": "attract"})
+
+
+def test_buttons_pressed_while_closed_are_reported_and_change_nothing():
+    session = session_with(TUESDAY, at(2026, 12, 1, 17, 59))
+    play(session, ("b2",))
+    session.run_for(MINUTE)
+    assert session.loop.shut is Shut.CLOSED
+    started = len(of(session, GameStarted))
+    session.world.press("new")
+    session.run_for(1.0)
+    assert [(e.button, e.pressed) for e in of(session, ButtonPressed)] == [
+        ("new", True),
+        ("new", False),
+    ]
+    assert len(of(session, GameStarted)) == started and session.state.turn == 1
