@@ -84,6 +84,14 @@ journal = "/var/lib/magboard/magboard.db"
 [unattended]
 attract_after = 120                  # seconds untouched before the lights invite play; 0 = never
 reset_after = 300                    # seconds a finished game stands before a new one; 0 = never
+
+# Opening hours: outside them the board judges nothing and keeps the game (a day not named is
+# closed). `sudo magboard maintenance on --reason TEXT` takes it out of order until `off`.
+# [hours]
+# tuesday = "10:00-18:00"
+# friday = "18:00-02:00"             # past midnight: the night belongs to Friday
+# closed = ["2026-12-25"]
+# outside = "attract"                # or "dark"
 """
 
 

@@ -1,5 +1,6 @@
 """Commands a board takes on `magboard/<board-id>/command`: start a new game (the same, or another
-with its options), set the lights' level, and run the self-test (for the person at the board).
+with its options), set the lights' level, run the self-test (for the person at the board), and
+take the board out of order or put it back.
 Someone at a desk runs a room of boards; nobody there can see the table, so a command is
 checked whole before anything changes, and one that cannot be carried out changes nothing and
 says why.
@@ -21,6 +22,7 @@ from magboard.firmware.profiles import ProfileError
 
 from . import wiring
 from .loop import BoardLoop
+from .maintenance import MaintenanceError, set_in_service, set_out_of_order
 
 MAX_COMMAND = 4096
 """Longest command message in bytes."""
@@ -28,6 +30,7 @@ FIELDS: Mapping[str, frozenset[str]] = {
     "new-game": frozenset({"game", "options"}),
     "brightness": frozenset({"level"}),
     "selftest": frozenset(),
+    "maintenance": frozenset({"on", "reason"}),
 }
 """Each command and the fields it takes besides `do`."""
 
@@ -55,7 +58,16 @@ class RunSelfTest:
     """Refereeing waits while the person at the board follows the self-test's lights."""
 
 
-Command = NewGame | SetLevel | RunSelfTest
+@dataclass(frozen=True)
+class SetMaintenance:
+    """Out of order (`on`, with the operator's `reason`) or back in service: the same state as
+    `magboard maintenance`, kept in the same file, so it outlasts a restart."""
+
+    on: bool
+    reason: str = ""
+
+
+Command = NewGame | SetLevel | RunSelfTest | SetMaintenance
 
 
 def read_command(payload: bytes) -> Command:
@@ -84,6 +96,15 @@ def read_command(payload: bytes) -> Command:
         raise Refused(f"{name}: unknown field {_short(extra[0])}")
     if name == "selftest":
         return RunSelfTest()
+    if name == "maintenance":
+        on, reason = data.get("on"), data.get("reason", "")
+        if not isinstance(on, bool):
+            raise Refused(f"maintenance: on is true or false, not {_short(on)}")
+        if not isinstance(reason, str):
+            raise Refused(f"maintenance: reason is text, not {_short(reason)}")
+        if reason and not on:
+            raise Refused("maintenance: a reason goes with on: true")
+        return SetMaintenance(on, reason)
     if name == "brightness":
         level = data.get("level")
         if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level <= 1:
@@ -102,6 +123,9 @@ def carry_out(command: Command, loop: BoardLoop, now: float) -> None:
     if isinstance(command, RunSelfTest):
         loop.selftest()
         return
+    if isinstance(command, SetMaintenance):
+        _maintenance(command, loop, now)
+        return
     if isinstance(command, SetLevel):
         try:
             loop.writer.set_level(command.level)
@@ -117,6 +141,20 @@ def carry_out(command: Command, loop: BoardLoop, now: float) -> None:
         wiring.change_game(loop, game, options, now)
     except (GameError, ProfileError) as error:
         raise Refused(f"new-game: {error}") from None
+
+
+def _maintenance(command: SetMaintenance, loop: BoardLoop, now: float) -> None:
+    watch = loop.maintenance
+    if watch is None:
+        raise Refused("maintenance: this board keeps no state directory")
+    try:
+        if command.on:
+            set_out_of_order(watch.path, command.reason)
+        else:
+            set_in_service(watch.path)
+    except MaintenanceError as error:
+        raise Refused(f"maintenance: {error}") from None
+    watch.changed(now)  # the loop acts on it in this step, not a second later
 
 
 def _short(value: Any, limit: int = 40) -> str:
