@@ -132,6 +132,9 @@ def carry_out(command: Command, loop: BoardLoop, now: float) -> None:
         except LevelError as error:
             raise Refused(f"brightness: {error}") from None
         return
+    if loop.shut is not None:
+        # The game kept while shut is the one players come back to.
+        raise Refused(f"new-game: the board is {loop.shut.value}")
     if command.game is None and command.options is None:
         loop.new_game(now)
         return

@@ -108,6 +108,17 @@ def test_the_mqtt_command_takes_the_board_out_of_order_at_once_and_back(session)
     assert session.state.turn == 1
 
 
+def test_a_new_game_from_afar_is_refused_while_out_of_order_and_the_game_kept(session):
+    play(session, ("b2",))
+    carry_out(read_command(b'{"do": "maintenance", "on": true}'), session.loop, 0.0)
+    session.run_for(0.1)
+    with pytest.raises(Refused, match="new-game: the board is out-of-order"):
+        carry_out(read_command(b'{"do": "new-game"}'), session.loop, session.clock.now())
+    carry_out(read_command(b'{"do": "maintenance", "on": false}'), session.loop, 0.0)
+    session.run_for(0.1)
+    assert moves(session) == [("b2",)] and session.state.turn == 1
+
+
 @pytest.mark.parametrize(
     "payload, reason",
     [
