@@ -18,7 +18,14 @@ from typing import Any
 
 from ..journal import Limits
 from .errors import CommandError
-from .mqtt_settings import MqttSettingError, check_board_id, parse_broker
+from .mqtt_settings import (
+    MqttSettingError,
+    check_board_id,
+    check_discovery_prefix,
+    check_label,
+    check_support_url,
+    parse_broker,
+)
 from .unattended import Unattended
 
 DEFAULT_CONFIG = Path("/etc/magboard/magboard.toml")
@@ -56,6 +63,10 @@ class MqttConfig:
     url: str | None = None
     board_id: str | None = None
     ca_file: Path | None = None
+    name: str | None = None
+    area: str | None = None
+    discovery_prefix: str | None = None
+    support_url: str | None = None
 
 
 def load_config(path: Path) -> Config:
@@ -88,7 +99,7 @@ _TOP = {
 }
 _SECTIONS = {"options", "unattended", "mqtt", "history"}
 _UNATTENDED = ("attract_after", "reset_after")
-_MQTT = ("url", "board_id", "ca_file")
+_MQTT = ("url", "board_id", "ca_file", "name", "area", "discovery_prefix", "support_url")
 _HISTORY = {"keep_days": "a number of days", "max_mb": "a number of megabytes"}
 
 
@@ -184,8 +195,33 @@ def _mqtt(table: dict[str, Any], refuse: Callable[[str, str], ConfigError]) -> M
             check_board_id(board_id)
         except MqttSettingError as error:
             raise refuse("mqtt.board_id", f"cannot be used ({error})") from None
+    try:
+        for key in ("name", "area"):
+            if key in table:
+                check_label(key, table[key])
+    except MqttSettingError as error:
+        raise refuse(f"mqtt.{key}", f"cannot be used ({error})") from None
+    prefix = table.get("discovery_prefix")
+    if prefix is not None:
+        try:
+            check_discovery_prefix(prefix)
+        except MqttSettingError as error:
+            raise refuse("mqtt.discovery_prefix", f"cannot be used ({error})") from None
+    if "support_url" in table:
+        try:
+            check_support_url(table["support_url"])
+        except MqttSettingError as error:
+            raise refuse("mqtt.support_url", f"cannot be used ({error})") from None
     ca_file = table.get("ca_file")
-    return MqttConfig(url, board_id, Path(ca_file).expanduser() if ca_file else None)
+    return MqttConfig(
+        url,
+        board_id,
+        Path(ca_file).expanduser() if ca_file else None,
+        name=table.get("name"),
+        area=table.get("area"),
+        discovery_prefix=prefix,
+        support_url=table.get("support_url"),
+    )
 
 
 def _kind(kind: type) -> str:

@@ -18,6 +18,7 @@ from magboard.firmware.events import Event, GameStarted, LedFrame, Moved, TakenB
 from magboard.firmware.referee import Phase
 
 from .loop import BoardLoop
+from .mqtt_discovery import software_version
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,10 @@ class BoardStatus:
     """Where the game runs a clock: {"running": seat name or None, "stage", "turn_left",
     "reserves"} at `t`; the running seat's time goes down from there."""
     t: float
+    version: str = "unknown"
+    """The board's software version (as Home Assistant's device shows it)."""
+    brightness: float = 1.0
+    """The lights' level (the `brightness` command's, or the LED menu's): above 0, at most 1."""
 
     def to_json(self) -> str:
         data = asdict(self)
@@ -75,13 +80,17 @@ class StatusWatch:
         self._basis: tuple[object, ...] = (None, None, None)
         """What the last read was made of: the referee and its status and position, values
         replaced (never changed in place) whenever they change."""
+        self._level: float | None = None
+        self.version = software_version()
 
     @property
     def changed(self) -> bool:
         """An event came, or the referee moved on without one (a lifted piece put back)."""
         referee = self.loop.referee
         basis = (referee, referee.status, referee.position)
-        return self._heard or any(a is not b for a, b in zip(basis, self._basis, strict=True))
+        if self._heard or self._level != self.loop.writer.level:
+            return True
+        return any(a is not b for a, b in zip(basis, self._basis, strict=True))
 
     def hear(self, event: Event) -> None:
         if isinstance(event, LedFrame):
@@ -104,6 +113,7 @@ class StatusWatch:
         referee = loop.referee
         self._heard = False
         self._basis = (referee, referee.status, referee.position)
+        self._level = loop.writer.level
         position = referee.position
         seats = referee.game.seats
         outcome = position.outcome()
@@ -143,6 +153,8 @@ class StatusWatch:
             result=result,
             clock=clock,
             t=now,
+            version=self.version,
+            brightness=self._level,
         )
 
 
