@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from magboard.firmware.app.mqtt_settings import DISCOVERY_PREFIX
+
 
 def add(commands: argparse._SubParsersAction) -> None:
     watch = commands.add_parser("watch", help="print the events a board sends over its link")
@@ -37,7 +39,11 @@ def add(commands: argparse._SubParsersAction) -> None:
 
     fleet = commands.add_parser("fleet", help="every board on an MQTT broker, live")
     fleet.add_argument(
-        "url", help="the broker: mqtt[s]://[USER:PASSWORD@]HOST[:PORT], where the boards report"
+        "words",
+        nargs="+",
+        metavar="[forget BOARD-ID] URL",
+        help="the broker: mqtt[s]://[USER:PASSWORD@]HOST[:PORT], where the boards report; "
+        "`forget BOARD-ID` first clears a retired board's retained topics",
     )
     fleet.add_argument(
         "--once",
@@ -47,6 +53,12 @@ def add(commands: argparse._SubParsersAction) -> None:
     )
     fleet.add_argument(
         "--ca-file", metavar="FILE", help="the CA that signed an mqtts:// broker's certificate"
+    )
+    fleet.add_argument(
+        "--discovery-prefix",
+        default=DISCOVERY_PREFIX,
+        metavar="PREFIX",
+        help=f"Home Assistant's discovery prefix, for forget (default {DISCOVERY_PREFIX})",
     )
     fleet.set_defaults(run=_fleet)
 
