@@ -37,13 +37,19 @@ def add(commands: argparse._SubParsersAction) -> None:
     )
     send.set_defaults(run=_watch)
 
-    fleet = commands.add_parser("fleet", help="every board on an MQTT broker, live")
+    fleet = commands.add_parser(
+        "fleet",
+        help="every board on an MQTT broker, live",
+        usage="magboard fleet [forget BOARD-ID] URL [--once SECONDS] [--ca-file FILE] "
+        "[--discovery-prefix PREFIX]",
+    )
     fleet.add_argument(
         "words",
         nargs="+",
         metavar="[forget BOARD-ID] URL",
-        help="the broker: mqtt[s]://[USER:PASSWORD@]HOST[:PORT], where the boards report; "
-        "`forget BOARD-ID` first clears a retired board's retained topics",
+        help="the broker, mqtt[s]://[USER:PASSWORD@]HOST[:PORT], where the boards report; "
+        "with `forget BOARD-ID` before it, clears that retired board's retained topics there "
+        "instead of showing the table",
     )
     fleet.add_argument(
         "--once",

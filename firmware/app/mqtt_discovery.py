@@ -263,7 +263,7 @@ ENTITIES = (
         "Last command",
         "mdi:message-reply-text",
         "response",
-        "{{ value_json.text }}",
+        "{{ value_json.text[:255] }}",  # Home Assistant keeps no longer state
         commands=True,
         extra={"entity_category": DIAGNOSTIC},
     ),
