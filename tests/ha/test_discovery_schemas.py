@@ -18,6 +18,11 @@ from homeassistant.components.mqtt.discovery import (
     TOPIC_MATCHER,
 )
 from homeassistant.components.mqtt.models import PayloadSentinel
+from homeassistant.components.sensor import (
+    DEVICE_CLASS_STATE_CLASSES,
+    DEVICE_CLASS_UNITS,
+    SensorDeviceClass,
+)
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers.template import Template
 
@@ -78,9 +83,16 @@ def test_every_configuration_passes_home_assistants_discovery(chosen, configs, c
         dropped = set(config) - set(validated)
         assert dropped <= NEWER.get(component, set()), (topic, dropped)
         assert validated["device"]["identifiers"] == [node]
-        if component == "sensor" and config.get("device_class") == "enum":
-            # Home Assistant refuses an enum sensor with a state class or a unit.
-            assert "state_class" not in config and "unit_of_measurement" not in config
+        if component == "sensor" and "device_class" in config:
+            # What Home Assistant's sensor accepts of each device class (an enum: no state
+            # class and no unit), from its own tables.
+            kind = SensorDeviceClass(config["device_class"])
+            if "state_class" in config:
+                assert config["state_class"] in DEVICE_CLASS_STATE_CLASSES[kind], topic
+            if "unit_of_measurement" in config:
+                assert config["unit_of_measurement"] in DEVICE_CLASS_UNITS[kind], topic
+            if kind is SensorDeviceClass.ENUM:
+                assert "state_class" not in config and "unit_of_measurement" not in config
         if component == "select":
             assert validated["options"] == games and games
         if component == "number":
