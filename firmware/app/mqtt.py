@@ -40,7 +40,7 @@ from magboard.firmware.stats import read_usage
 from .errors import CommandError
 from .kept_level import keep_level, level_file, read_level
 from .loop import BoardLoop
-from .mqtt_commands import Refused, RunSelfTest, carry_out, read_command
+from .mqtt_commands import MAX_COMMAND, Refused, RunSelfTest, carry_out, read_command
 from .mqtt_discovery import discovery
 from .mqtt_health import THERMAL, HealthWatch, selftest_summary
 from .mqtt_settings import MqttSettingError, MqttSettings
@@ -57,6 +57,7 @@ CLOSE_WAIT = 2.0
 USAGE_EVERY = 600.0
 """Seconds of the board's clock between two publications of the figures with nothing else to
 publish them: a dashboard's "games today" is never older than this."""
+DAY = 24 * 3600.0
 ONLINE, OFFLINE = "online", "offline"
 
 
@@ -121,7 +122,7 @@ class MqttLink:
         self._next_heartbeat = loop.board.clock.now()
         self._closing = False
         self._level_file = level_file(loop.journal.path) if loop.journal is not None else None
-        self._restore_level()
+        self._kept_level = self._restore_level()
         self.client = self._client()
         loop.sinks.append(self.send)
         loop.inputs.append(self.poll)
@@ -273,7 +274,9 @@ class MqttLink:
                 client.publish(self.topic("status"), status.to_json(), qos=1, retain=True)
                 self._published = status
         wall = self.wall()
-        if wall >= self._midnight:  # a new day: "games today" starts again from 0
+        # A new day, when "games today" starts again from 0; or the clock set back more than a
+        # day (a Pi has no clock of its own until NTP answers): the day is the clock's again.
+        if wall >= self._midnight or self._midnight - wall > DAY:
             self._midnight = next_midnight(wall)
             self._usage_due = True
         if now >= self._next_usage:
@@ -335,12 +338,13 @@ class MqttLink:
         payload = json.dumps(answer, separators=(",", ":"))
         self.client.publish(self.topic("response"), payload, qos=1, retain=True)
 
-    def _restore_level(self) -> None:
-        """The level kept by the last run, if any, before the first frame is lit."""
+    def _restore_level(self) -> float:
+        """The level kept by the last run, if any, set before the first frame is lit; the
+        level now."""
         kept = read_level(self._level_file) if self._level_file is not None else None
         if kept is not None:
             self.loop.writer.set_level(kept)
-        self._kept_level = self.loop.writer.level
+        return self.loop.writer.level
 
     def _keep_level(self) -> None:
         level = self.loop.writer.level
@@ -381,6 +385,8 @@ def next_midnight(wall: float) -> float:
 
 def _asked(payload: bytes) -> str | None:
     """The command a message asked for (its `do`), where it says one, for the answer."""
+    if len(payload) > MAX_COMMAND:
+        return None
     try:
         data = json.loads(payload)
     except (ValueError, RecursionError):
