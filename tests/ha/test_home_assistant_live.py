@@ -1,0 +1,147 @@
+"""Home Assistant itself, its MQTT integration connected to a real Mosquitto
+(tests/support/broker.py), and a simulated board (`magboard run --sim --mqtt`, in the project's
+own venv) on the same broker: the device and its entities appear with the board's values, and
+the select, the number and the button change the board, as an operator's dashboard would.
+
+Skipped where mosquitto is not installed, or where the project's venv is not there
+(MAGBOARD_BOARD_PYTHON, set by `make test-ha`)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import time
+
+import pytest
+from broker import MISSING, Broker
+from homeassistant import bootstrap, runner
+from homeassistant.config_entries import ConfigEntry, ConfigEntryState
+from homeassistant.helpers import device_registry as dr
+from homeassistant.helpers import entity_registry as er
+
+BOARD_PYTHON = os.environ.get("MAGBOARD_BOARD_PYTHON")
+WAIT = 30.0
+"""Longest wait for Home Assistant to see what the board did (real time: a real network)."""
+
+pytestmark = [
+    pytest.mark.skipif(MISSING is not None, reason=MISSING or ""),
+    pytest.mark.skipif(
+        not BOARD_PYTHON, reason="no board to run: MAGBOARD_BOARD_PYTHON is the project's python"
+    ),
+]
+
+
+@pytest.fixture
+def broker(tmp_path_factory):
+    running = Broker(tmp_path_factory.mktemp("mosquitto"), None)
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def board(broker, tmp_path):
+    command = [BOARD_PYTHON, "-m", "magboard.host.cli", "run", "--sim", "--board", "mini"]
+    command += ["--mqtt", broker.url("board1"), "--board-id", "live"]
+    command += ["--journal", str(tmp_path / "live.db")]
+    config = tmp_path / "magboard.toml"
+    config.write_text('[mqtt]\nname = "Table 7"\narea = "Cafe"\n')
+    process = subprocess.Popen(
+        [*command, "--config", str(config)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    yield process
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    for stream in (process.stdin, process.stderr):
+        if stream:
+            stream.close()
+
+
+async def until(check, what: str):
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"Home Assistant did not see {what} in {WAIT} s")
+
+
+def test_home_assistant_shows_the_board_and_drives_it(broker, board, tmp_path):
+    config_dir = tmp_path / "ha"
+    config_dir.mkdir()
+    (config_dir / "configuration.yaml").write_text("homeassistant:\n  time_zone: UTC\n")
+
+    async def run() -> None:
+        hass = await bootstrap.async_setup_hass(
+            runner.RuntimeConfig(config_dir=str(config_dir), skip_pip=True, safe_mode=False)
+        )
+        assert hass is not None
+        await hass.async_start()
+        try:
+            entry = ConfigEntry(
+                version=1,
+                minor_version=1,
+                domain="mqtt",
+                title="broker",
+                data={
+                    "broker": broker.host,
+                    "port": broker.port,
+                    "username": "fleet",
+                    "password": broker.users["fleet"],
+                    "discovery": True,
+                },
+                source="user",
+                options={},
+            )
+            await hass.config_entries.async_add(entry)
+            await hass.async_block_till_done()
+            assert entry.state is ConfigEntryState.LOADED
+            registry = er.async_get(hass)
+
+            def entity(domain: str, object_id: str) -> str | None:
+                return registry.async_get_entity_id(domain, "mqtt", f"magboard_live_{object_id}")
+
+            def state(domain: str, object_id: str):
+                entity_id = entity(domain, object_id)
+                return hass.states.get(entity_id) if entity_id else None
+
+            game = await until(
+                lambda: (s := state("sensor", "game")) and s.state == "tic-tac-toe" and s,
+                "the game",
+            )
+            assert state("sensor", "phase").state in ("play", "clearing")
+            assert state("sensor", "version").state
+            assert state("number", "brightness").state == "1.0"
+            select = state("select", "game_select")
+            assert "tic-tac-cap" in select.attributes["options"]
+            assert state("button", "new_game") is not None
+            assert state("event", "alert").attributes["event_types"] == ["game-over", "fault"]
+            device = dr.async_get(hass).async_get(registry.async_get(game.entity_id).device_id)
+            assert device.name == "Table 7" and device.suggested_area == "Cafe"
+
+            await hass.services.async_call(
+                "select",
+                "select_option",
+                {"entity_id": select.entity_id, "option": "tic-tac-cap"},
+                blocking=True,
+            )
+            await until(lambda: state("sensor", "game").state == "tic-tac-cap", "the new game")
+            number = entity("number", "brightness")
+            await hass.services.async_call(
+                "number", "set_value", {"entity_id": number, "value": 0.4}, blocking=True
+            )
+            await until(lambda: state("number", "brightness").state == "0.4", "the brightness")
+            await until(lambda: state("sensor", "response").state == "done", "the command's answer")
+            assert (tmp_path / "live.brightness").read_text() == "0.4\n"  # kept
+        finally:
+            await hass.async_stop(force=True)
+
+    asyncio.run(run())
