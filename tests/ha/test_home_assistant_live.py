@@ -1,7 +1,9 @@
 """Home Assistant itself, its MQTT integration connected to a real Mosquitto
 (tests/support/broker.py), and a simulated board (`magboard run --sim --mqtt`, in the project's
 own venv) on the same broker: the device and its entities appear with the board's values, and
-the select, the number and the button change the board, as an operator's dashboard would.
+a finished game fires the alert event, the select and the number change the board, as an
+operator's dashboard would; and when the board comes back without credentials, Home Assistant
+removes its controls.
 
 Skipped where mosquitto is not installed, or where the project's venv is not there
 (MAGBOARD_BOARD_PYTHON, set by `make test-ha`)."""
@@ -12,6 +14,7 @@ import asyncio
 import os
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 from broker import MISSING, Broker
@@ -34,34 +37,58 @@ pytestmark = [
 
 @pytest.fixture
 def broker(tmp_path_factory):
-    running = Broker(tmp_path_factory.mktemp("mosquitto"), None)
+    """Passwords for the board and Home Assistant; anonymous clients let in too (a board
+    without credentials reports, and takes no commands)."""
+    running = Broker(tmp_path_factory.mktemp("mosquitto"), None, anonymous=True)
     yield running
     running.stop()
 
 
+class Boards:
+    """`magboard run --sim` processes reporting as board `live`, stopped at the end."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.running: list[subprocess.Popen] = []
+
+    def start(self, url: str) -> subprocess.Popen:
+        command = [BOARD_PYTHON, "-m", "magboard.host.cli", "run", "--sim", "--board", "mini"]
+        command += ["--mqtt", url, "--board-id", "live"]
+        command += ["--journal", str(self.folder / "live.db")]
+        config = self.folder / "magboard.toml"
+        config.write_text('[mqtt]\nname = "Table 7"\narea = "Cafe"\n')
+        process = subprocess.Popen(
+            [*command, "--config", str(config)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        self.running.append(process)
+        return process
+
+    def type(self, process: subprocess.Popen, *lines: str) -> None:
+        assert process.stdin is not None
+        process.stdin.write("".join(f"{line}\n" for line in lines).encode())
+        process.stdin.flush()
+
+    def stop(self, process: subprocess.Popen) -> None:
+        process.terminate()  # SIGTERM: the board says "offline" and disconnects
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stdin:
+            process.stdin.close()
+
+
 @pytest.fixture
-def board(broker, tmp_path):
-    command = [BOARD_PYTHON, "-m", "magboard.host.cli", "run", "--sim", "--board", "mini"]
-    command += ["--mqtt", broker.url("board1"), "--board-id", "live"]
-    command += ["--journal", str(tmp_path / "live.db")]
-    config = tmp_path / "magboard.toml"
-    config.write_text('[mqtt]\nname = "Table 7"\narea = "Cafe"\n')
-    process = subprocess.Popen(
-        [*command, "--config", str(config)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    yield process
-    process.terminate()
-    try:
-        process.wait(10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-    for stream in (process.stdin, process.stderr):
-        if stream:
-            stream.close()
+def boards(tmp_path):
+    found = Boards(tmp_path)
+    yield found
+    for process in found.running:
+        if process.poll() is None:
+            found.stop(process)
 
 
 async def until(check, what: str):
@@ -74,7 +101,8 @@ async def until(check, what: str):
     raise AssertionError(f"Home Assistant did not see {what} in {WAIT} s")
 
 
-def test_home_assistant_shows_the_board_and_drives_it(broker, board, tmp_path):
+def test_home_assistant_shows_the_board_and_drives_it(broker, boards, tmp_path):
+    board = boards.start(broker.url("board1"))
     config_dir = tmp_path / "ha"
     config_dir.mkdir()
     (config_dir / "configuration.yaml").write_text("homeassistant:\n  time_zone: UTC\n")
@@ -127,6 +155,21 @@ def test_home_assistant_shows_the_board_and_drives_it(broker, board, tmp_path):
             device = dr.async_get(hass).async_get(registry.async_get(game.entity_id).device_id)
             assert device.name == "Table 7" and device.suggested_area == "Cafe"
 
+            for turn, move in enumerate(("a1", "b1", "b2", "c1", "c3"), start=1):
+                boards.type(board, f"play {move}")  # by hand, one after the other
+                await until(
+                    lambda turn=turn: state("sensor", "turn").state.endswith(f"({turn})"),
+                    f"turn {turn}",
+                )
+            alert = await until(
+                lambda: (s := state("event", "alert")) and s.attributes.get("event_type"),
+                "the game-over alert",
+            )
+            assert alert == "game-over"
+            assert (await until(lambda: state("sensor", "winner").state != "-", "a winner")) and (
+                state("sensor", "winner").state == "X"
+            )
+
             await hass.services.async_call(
                 "select",
                 "select_option",
@@ -141,6 +184,15 @@ def test_home_assistant_shows_the_board_and_drives_it(broker, board, tmp_path):
             await until(lambda: state("number", "brightness").state == "0.4", "the brightness")
             await until(lambda: state("sensor", "response").state == "done", "the command's answer")
             assert (tmp_path / "live.brightness").read_text() == "0.4\n"  # kept
+
+            await hass.async_add_executor_job(boards.stop, board)  # it waits for the process
+            await until(lambda: state("sensor", "game").state == "unavailable", "it offline")
+            boards.start(broker.anonymous_url())  # back, without credentials
+            await until(lambda: entity("button", "new_game") is None, "the button removed")
+            assert (
+                entity("select", "game_select") is None and entity("number", "brightness") is None
+            )
+            await until(lambda: state("sensor", "game").state == "tic-tac-toe", "it back")
         finally:
             await hass.async_stop(force=True)
 
