@@ -17,11 +17,14 @@ import time
 from pathlib import Path
 
 import pytest
-from broker import MISSING, Broker
-from homeassistant import bootstrap, runner
-from homeassistant.config_entries import ConfigEntry, ConfigEntryState
+from broker import MISSING, Broker, free_port
+from homeassistant import bootstrap, loader
+from homeassistant.config import async_process_ha_core_config
+from homeassistant.config_entries import ConfigEntries, ConfigEntry, ConfigEntryState
+from homeassistant.core import HomeAssistant
 from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers import entity_registry as er
+from homeassistant.setup import async_setup_component
 
 BOARD_PYTHON = os.environ.get("MAGBOARD_BOARD_PYTHON")
 WAIT = 30.0
@@ -105,14 +108,20 @@ def test_home_assistant_shows_the_board_and_drives_it(broker, boards, tmp_path):
     board = boards.start(broker.url("board1"))
     config_dir = tmp_path / "ha"
     config_dir.mkdir()
-    (config_dir / "configuration.yaml").write_text("homeassistant:\n  time_zone: UTC\n")
+    (config_dir / "configuration.yaml").write_text("")  # the MQTT integration reads it
 
     async def run() -> None:
-        hass = await bootstrap.async_setup_hass(
-            runner.RuntimeConfig(config_dir=str(config_dir), skip_pip=True, safe_mode=False)
-        )
-        assert hass is not None
+        # Home Assistant's core, its registries and its web server (the MQTT integration needs
+        # it: on this machine only, on a port of its own), without the rest of a default setup.
+        hass = HomeAssistant(str(config_dir))
+        hass.config.skip_pip = True
+        loader.async_setup(hass)
+        hass.config_entries = ConfigEntries(hass, {})
+        await bootstrap.async_load_base_functionality(hass)
+        await async_process_ha_core_config(hass, {"time_zone": "UTC"})
         await hass.async_start()
+        http = {"server_host": "127.0.0.1", "server_port": free_port()}
+        assert await async_setup_component(hass, "http", {"http": http})
         try:
             entry = ConfigEntry(
                 version=1,
