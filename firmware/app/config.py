@@ -195,23 +195,18 @@ def _mqtt(table: dict[str, Any], refuse: Callable[[str, str], ConfigError]) -> M
             check_board_id(board_id)
         except MqttSettingError as error:
             raise refuse("mqtt.board_id", f"cannot be used ({error})") from None
-    try:
-        for key in ("name", "area"):
-            if key in table:
-                check_label(key, table[key])
-    except MqttSettingError as error:
-        raise refuse(f"mqtt.{key}", f"cannot be used ({error})") from None
-    prefix = table.get("discovery_prefix")
-    if prefix is not None:
-        try:
-            check_discovery_prefix(prefix)
-        except MqttSettingError as error:
-            raise refuse("mqtt.discovery_prefix", f"cannot be used ({error})") from None
-    if "support_url" in table:
-        try:
-            check_support_url(table["support_url"])
-        except MqttSettingError as error:
-            raise refuse("mqtt.support_url", f"cannot be used ({error})") from None
+    shown: dict[str, Callable[[str], str]] = {
+        "name": lambda name: check_label("name", name),
+        "area": lambda area: check_label("area", area),
+        "discovery_prefix": check_discovery_prefix,
+        "support_url": check_support_url,
+    }
+    for key, check in shown.items():
+        if key in table:
+            try:
+                check(table[key])
+            except MqttSettingError as error:
+                raise refuse(f"mqtt.{key}", f"cannot be used ({error})") from None
     ca_file = table.get("ca_file")
     return MqttConfig(
         url,
@@ -219,7 +214,7 @@ def _mqtt(table: dict[str, Any], refuse: Callable[[str, str], ConfigError]) -> M
         Path(ca_file).expanduser() if ca_file else None,
         name=table.get("name"),
         area=table.get("area"),
-        discovery_prefix=prefix,
+        discovery_prefix=table.get("discovery_prefix"),
         support_url=table.get("support_url"),
     )
 
