@@ -60,6 +60,7 @@ HERE = Path(__file__).resolve().parent
 BUILD_LITTER = (
     ".git",
     ".venv",
+    ".venv-ha",
     "build",
     "*.egg-info",
     "*.so",

@@ -2,9 +2,14 @@
 
 A cafe or a museum runs many boards; whoever looks after them wants one screen that says which
 are online, what each is playing, whose turn it is, the last move, the faults survived and the
-games begun today. Boards publish all of that under `magboard/<board-id>/` (firmware/app/mqtt.py);
-this subscribes to it and draws the table. `--once SECONDS` collects for that long, prints the
-table once and exits, for scripts.
+games begun today, the software version. Boards publish all of that under
+`magboard/<board-id>/` (firmware/app/mqtt.py); this subscribes to it and draws the table.
+`--once SECONDS` collects for that long, prints the table once and exits, for scripts.
+
+`magboard fleet forget BOARD-ID URL` clears a retired board's retained topics (its status,
+availability, heartbeat, figures, last answer and Home Assistant's discovery configurations,
+which removes the device there): otherwise the broker keeps them for ever, and the table and
+every dashboard keep showing a board that is gone.
 
 A message that does not read (another client's, a newer board's) is skipped: the table shows
 what it can and never stops for one board's oddity.
@@ -23,14 +28,25 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from magboard.firmware.app.errors import CommandError
-from magboard.firmware.app.mqtt_settings import Broker, MqttSettingError, parse_broker
+from magboard.firmware.app.mqtt_settings import (
+    Broker,
+    MqttSettingError,
+    check_board_id,
+    check_discovery_prefix,
+    parse_broker,
+)
 
 TOPICS = ("availability", "status", "heartbeat", "usage")
 """What each board publishes (retained) that the table shows."""
 CONNECT_WAIT = 5.0
 REDRAW = 0.5
 """Least seconds between two redraws of the live table."""
-HEADER = ("board", "online", "game", "state", "turn", "last move", "faults", "today")
+HEADER = ("board", "online", "game", "state", "turn", "last move", "faults", "today", "version")
+QUIET = 0.5
+"""Seconds without a message after which `forget` has every retained topic (the broker sends
+them all at once, right after the subscription)."""
+GATHER_WAIT = 5.0
+"""Longest `forget` collects retained topics, however busy the broker."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +63,7 @@ class Row:
     last_move: str | None = None
     faults: int | None = None
     games_today: int | None = None
+    version: str | None = None
 
     def cells(self) -> tuple[str, ...]:
         online = {True: "yes", False: "no", None: "?"}[self.online]
@@ -67,6 +84,7 @@ class Row:
                 self.last_move,
                 self.faults,
                 self.games_today,
+                self.version,
             )
         )
 
@@ -83,6 +101,8 @@ class Fleet:
         if len(parts) != 3 or parts[0] != "magboard" or parts[2] not in TOPICS:
             return False
         board, name = parts[1], parts[2]
+        if not payload:  # cleared (`fleet forget`): the board is gone once its availability is
+            return name == "availability" and self.rows.pop(board, None) is not None
         row = self.rows.get(board, Row(board))
         try:
             text = payload.decode("utf-8")
@@ -131,6 +151,7 @@ def _read(row: Row, name: str, text: str) -> Row:
         to_move=_text(data["to_move"]) if data.get("to_move") is not None else None,
         result=_result(result) if result else None,
         last_move=f"{last['player']} {' '.join(map(str, last['actions']))}" if last else None,
+        version=_text(data["version"]) if data.get("version") is not None else None,
     )
 
 
@@ -157,11 +178,19 @@ class Subscription:
     """A connection to the broker, subscribed to every board's topics; paho's thread only
     queues what arrives."""
 
-    def __init__(self, broker: Broker, ca_file: Path | None = None) -> None:
+    def __init__(
+        self,
+        broker: Broker,
+        ca_file: Path | None = None,
+        topics: tuple[str, ...] = tuple(f"magboard/+/{name}" for name in TOPICS),
+    ) -> None:
         import paho.mqtt.client as paho
         from paho.mqtt.enums import CallbackAPIVersion
 
         self.messages: queue.SimpleQueue[tuple[str, bytes]] = queue.SimpleQueue()
+        self.retained: set[str] = set()
+        """The topics heard with a retained message (paho's thread adds to it)."""
+        self.topics = topics
         self._answered = threading.Event()
         self._refused: str | None = None
         client = paho.Client(CallbackAPIVersion.VERSION2, protocol=paho.MQTTv311)
@@ -175,9 +204,7 @@ class Subscription:
                     f"fleet: the CA file {ca_file} cannot be used ({error})"
                 ) from None
         client.on_connect = self._on_connect
-        client.on_message = lambda c, u, message: self.messages.put(
-            (message.topic, bytes(message.payload))
-        )
+        client.on_message = self._on_message
         self.client = client
         try:
             client.connect(broker.host, broker.port, keepalive=30)
@@ -191,12 +218,17 @@ class Subscription:
             self.close()
             raise CommandError(f"fleet: {broker.shown} refused the connection ({self._refused})")
 
+    def _on_message(self, client, userdata, message) -> None:
+        if message.retain:
+            self.retained.add(message.topic)
+        self.messages.put((message.topic, bytes(message.payload)))
+
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
             self._refused = str(reason_code)
             client.disconnect()
         else:  # again after every reconnect: the broker forgets a clean session's subscriptions
-            client.subscribe([(f"magboard/+/{name}", 1) for name in TOPICS])
+            client.subscribe([(topic, 1) for topic in self.topics])
         self._answered.set()
 
     def take(self, fleet: Fleet, timeout: float) -> bool:
@@ -220,10 +252,23 @@ class Subscription:
 
 def main(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
+    words = args.words
+    if len(words) == 3 and words[0] == "forget":
+        board_id, url = words[1], words[2]
+    elif len(words) == 1:
+        board_id, url = None, words[0]
+    else:
+        raise CommandError("fleet: magboard fleet URL, or magboard fleet forget BOARD-ID URL")
     try:
-        broker = parse_broker(args.url)
+        broker = parse_broker(url)
+        if board_id is not None:
+            check_board_id(board_id)
+            check_discovery_prefix(args.discovery_prefix)
     except MqttSettingError as error:
         raise CommandError(f"fleet: {error}") from None
+    if board_id is not None:
+        ca_file = Path(args.ca_file).expanduser() if args.ca_file else None
+        return forget(broker, ca_file, board_id, args.discovery_prefix, out)
     if args.once is not None and not args.once >= 0:
         raise CommandError(f"fleet: --once is a number of seconds, 0 or more, not {args.once}")
     ca_file = Path(args.ca_file).expanduser() if args.ca_file else None
@@ -242,6 +287,46 @@ def main(args: argparse.Namespace, out: TextIO | None = None) -> int:
     finally:
         subscription.close()
     return 0
+
+
+def forget(broker: Broker, ca_file: Path | None, board_id: str, prefix: str, out: TextIO) -> int:
+    """Clears every retained topic of a board that is not online (an empty retained payload
+    each): 0 once cleared, 1 where the broker kept nothing of it."""
+    topics = (f"magboard/{board_id}/#", f"{prefix}/+/magboard_{board_id}/+/config")
+    subscription = Subscription(broker, ca_file, topics)
+    try:
+        kept = _gather(subscription)
+        if kept.get(f"magboard/{board_id}/availability") == b"online":
+            raise CommandError(
+                f"fleet: {board_id} is online: stop it first (a board publishes its topics "
+                "again whenever it connects)"
+            )
+        if not kept:
+            print(f"nothing kept of {board_id} on {broker.shown}", file=out, flush=True)
+            return 1
+        client = subscription.client
+        for topic in sorted(kept):
+            client.publish(topic, b"", qos=1, retain=True).wait_for_publish(CONNECT_WAIT)
+            print(f"cleared {topic}", file=out)
+        print(f"forgot {board_id}: {len(kept)} retained topics cleared", file=out, flush=True)
+        return 0
+    finally:
+        subscription.close()
+
+
+def _gather(subscription: Subscription) -> dict[str, bytes]:
+    """The retained messages the broker sends for the subscription (until QUIET seconds pass
+    without one), by topic; empty ones are already cleared."""
+    kept: dict[str, bytes] = {}
+    deadline = time.monotonic() + GATHER_WAIT
+    while time.monotonic() < deadline:
+        try:
+            topic, payload = subscription.messages.get(timeout=QUIET)
+        except queue.Empty:
+            break
+        if topic in subscription.retained and payload:
+            kept[topic] = payload
+    return kept
 
 
 def _live(subscription: Subscription, fleet: Fleet, out: TextIO) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from magboard.firmware.app.mqtt_settings import DISCOVERY_PREFIX
+
 
 def add(commands: argparse._SubParsersAction) -> None:
     watch = commands.add_parser("watch", help="print the events a board sends over its link")
@@ -35,9 +37,19 @@ def add(commands: argparse._SubParsersAction) -> None:
     )
     send.set_defaults(run=_watch)
 
-    fleet = commands.add_parser("fleet", help="every board on an MQTT broker, live")
+    fleet = commands.add_parser(
+        "fleet",
+        help="every board on an MQTT broker, live",
+        usage="magboard fleet [forget BOARD-ID] URL [--once SECONDS] [--ca-file FILE] "
+        "[--discovery-prefix PREFIX]",
+    )
     fleet.add_argument(
-        "url", help="the broker: mqtt[s]://[USER:PASSWORD@]HOST[:PORT], where the boards report"
+        "words",
+        nargs="+",
+        metavar="[forget BOARD-ID] URL",
+        help="the broker, mqtt[s]://[USER:PASSWORD@]HOST[:PORT], where the boards report; "
+        "with `forget BOARD-ID` before it, clears that retired board's retained topics there "
+        "instead of showing the table",
     )
     fleet.add_argument(
         "--once",
@@ -47,6 +59,12 @@ def add(commands: argparse._SubParsersAction) -> None:
     )
     fleet.add_argument(
         "--ca-file", metavar="FILE", help="the CA that signed an mqtts:// broker's certificate"
+    )
+    fleet.add_argument(
+        "--discovery-prefix",
+        default=DISCOVERY_PREFIX,
+        metavar="PREFIX",
+        help=f"Home Assistant's discovery prefix, for forget (default {DISCOVERY_PREFIX})",
     )
     fleet.set_defaults(run=_fleet)
 

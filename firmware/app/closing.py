@@ -30,6 +30,11 @@ class Shut(Enum):
     OUT_OF_ORDER = "out-of-order"
 
 
+STATES = ("active", "idle", *(shut.value for shut in Shut))
+"""The board's state for a dashboard (the status's `state`): played, waiting for players, or
+shut for one of the reasons above. An offline board's entities are unavailable instead."""
+
+
 class Schedule:
     """The opening hours against a calendar, in the loop's clock."""
 

@@ -19,7 +19,14 @@ from typing import Any
 from ..journal import Limits
 from .errors import CommandError
 from .hours import HoursError, OpeningHours, parse_hours
-from .mqtt_settings import MqttSettingError, check_board_id, parse_broker
+from .mqtt_settings import (
+    MqttSettingError,
+    check_board_id,
+    check_discovery_prefix,
+    check_label,
+    check_support_url,
+    parse_broker,
+)
 from .unattended import Unattended
 
 DEFAULT_CONFIG = Path("/etc/magboard/magboard.toml")
@@ -59,6 +66,10 @@ class MqttConfig:
     url: str | None = None
     board_id: str | None = None
     ca_file: Path | None = None
+    name: str | None = None
+    area: str | None = None
+    discovery_prefix: str | None = None
+    support_url: str | None = None
 
 
 def load_config(path: Path) -> Config:
@@ -91,7 +102,7 @@ _TOP = {
 }
 _SECTIONS = {"options", "unattended", "mqtt", "history", "hours"}
 _UNATTENDED = ("attract_after", "reset_after")
-_MQTT = ("url", "board_id", "ca_file")
+_MQTT = ("url", "board_id", "ca_file", "name", "area", "discovery_prefix", "support_url")
 _HISTORY = {"keep_days": "a number of days", "max_mb": "a number of megabytes"}
 
 
@@ -192,8 +203,28 @@ def _mqtt(table: dict[str, Any], refuse: Callable[[str, str], ConfigError]) -> M
             check_board_id(board_id)
         except MqttSettingError as error:
             raise refuse("mqtt.board_id", f"cannot be used ({error})") from None
+    shown: dict[str, Callable[[str], str]] = {
+        "name": lambda name: check_label("name", name),
+        "area": lambda area: check_label("area", area),
+        "discovery_prefix": check_discovery_prefix,
+        "support_url": check_support_url,
+    }
+    for key, check in shown.items():
+        if key in table:
+            try:
+                check(table[key])
+            except MqttSettingError as error:
+                raise refuse(f"mqtt.{key}", f"cannot be used ({error})") from None
     ca_file = table.get("ca_file")
-    return MqttConfig(url, board_id, Path(ca_file).expanduser() if ca_file else None)
+    return MqttConfig(
+        url,
+        board_id,
+        Path(ca_file).expanduser() if ca_file else None,
+        name=table.get("name"),
+        area=table.get("area"),
+        discovery_prefix=table.get("discovery_prefix"),
+        support_url=table.get("support_url"),
+    )
 
 
 def _kind(kind: type) -> str:

@@ -1,9 +1,12 @@
 """A board on MQTT: its events, status, health and figures for a room of boards, and commands back.
 
 Under `magboard/<board-id>/` the board publishes `events` (every event but LED frames), and
-retained `status`, `heartbeat`, `usage` and `availability` ("online", or "offline" as its last
-will), plus Home Assistant's discovery configurations; on an authenticated connection it takes
-commands on `command` (docs/protocol.md, "MQTT").
+retained `status`, `heartbeat`, `usage` (at connect, when a game starts or ends, every
+USAGE_EVERY seconds and at local midnight, when "games today" starts again from 0) and
+`availability` ("online", or "offline" as its last will), plus Home Assistant's discovery
+configurations; on an authenticated connection it takes commands on `command` and answers each
+on `response` (docs/protocol.md, "MQTT"). The lights' level is kept beside the journal, so a
+board dimmed from a dashboard stays dimmed after a restart.
 
 paho-mqtt speaks the protocol in a thread of its own, which reconnects by itself and only
 queues what it hears; everything that touches the board (commands, status, figures) happens in
@@ -15,10 +18,13 @@ for the network.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 import queue
 import ssl
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -27,11 +33,14 @@ import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 
 from magboard.firmware.events import Event, FaultSurvived, GameOver, GameStarted, LedFrame, Note
+from magboard.firmware.games.registry import all_games
+from magboard.firmware.profiles import profiled_pairs
 from magboard.firmware.stats import read_usage
 
 from .errors import CommandError
+from .kept_level import keep_level, level_file, read_level
 from .loop import BoardLoop
-from .mqtt_commands import Refused, RunSelfTest, carry_out, read_command
+from .mqtt_commands import MAX_COMMAND, Refused, RunSelfTest, carry_out, read_command
 from .mqtt_discovery import discovery
 from .mqtt_health import THERMAL, HealthWatch, selftest_summary
 from .mqtt_settings import MqttSettingError, MqttSettings
@@ -45,6 +54,10 @@ MAX_QUEUED = 1000
 """Events kept for a broker that is away; beyond this they are dropped and counted."""
 CLOSE_WAIT = 2.0
 """Longest wait, on the way out, for the broker to take the "offline"."""
+USAGE_EVERY = 600.0
+"""Seconds of the board's clock between two publications of the figures with nothing else to
+publish them: a dashboard's "games today" is never older than this."""
+DAY = 24 * 3600.0
 ONLINE, OFFLINE = "online", "offline"
 
 
@@ -83,9 +96,12 @@ class MqttLink:
         *,
         thermal: Path = THERMAL,
         keepalive: int = KEEPALIVE,
+        wall: Callable[[], float] = time.time,
     ) -> None:
         self.settings = settings
         self.loop = loop
+        self.wall = wall
+        """The time of day (Unix time), for "today" in the figures and when midnight comes."""
         self.status = StatusWatch(loop)
         self.health = HealthWatch(loop, thermal)
         self.connected = False
@@ -101,8 +117,12 @@ class MqttLink:
         self._unsent = 0
         self._published: BoardStatus | None = None
         self._usage_due = True
+        self._next_usage = loop.board.clock.now() + USAGE_EVERY
+        self._midnight = next_midnight(wall())
         self._next_heartbeat = loop.board.clock.now()
         self._closing = False
+        self._level_file = level_file(loop.journal.path) if loop.journal is not None else None
+        self._kept_level = self._restore_level()
         self.client = self._client()
         loop.sinks.append(self.send)
         loop.inputs.append(self.poll)
@@ -193,6 +213,7 @@ class MqttLink:
                 except queue.Empty:
                     break
                 self._take(happening, now)
+            self._keep_level()
             if self.connected:
                 self._publish_state(now)
         except Exception as error:  # a bug here must not stop the referee
@@ -234,8 +255,13 @@ class MqttLink:
         if self.takes_commands:
             client.subscribe(self.topic("command"), qos=1)
         board = self.loop.board.spec.name
-        for topic, config in discovery(self.settings, board, self.takes_commands).items():
-            client.publish(topic, json.dumps(config, separators=(",", ":")), qos=1, retain=True)
+        profiled = set(profiled_pairs())
+        games = [game.name for game in all_games() if (game.name, board) in profiled]
+        configs = discovery(self.settings, board, self.takes_commands, games)
+        for topic, config in configs.items():
+            # None: a control the board cannot take now; the empty retained payload clears it.
+            payload = "" if config is None else json.dumps(config, separators=(",", ":"))
+            client.publish(topic, payload, qos=1, retain=True)
         self._published = None
         self._usage_due = True
         self._next_heartbeat = now
@@ -247,8 +273,17 @@ class MqttLink:
             if not status.same_as(self._published):
                 client.publish(self.topic("status"), status.to_json(), qos=1, retain=True)
                 self._published = status
+        wall = self.wall()
+        # A new day, when "games today" starts again from 0; or the clock set back more than a
+        # day (a Pi has no clock of its own until NTP answers): the day is the clock's again.
+        if wall >= self._midnight or self._midnight - wall > DAY:
+            self._midnight = next_midnight(wall)
+            self._usage_due = True
+        if now >= self._next_usage:
+            self._usage_due = True
         if self._usage_due:
             self._usage_due = False
+            self._next_usage = now + USAGE_EVERY
             usage = self._usage()
             if usage is not None:
                 client.publish(self.topic("usage"), usage, qos=1, retain=True)
@@ -264,7 +299,7 @@ class MqttLink:
         if journal is None:
             return None
         try:
-            usage = read_usage(journal.path)
+            usage = read_usage(journal.path, self.wall())
         except CommandError:
             return None
         self.health.selftest = selftest_summary(usage.selftest)
@@ -273,6 +308,7 @@ class MqttLink:
     def _command(self, message: _Message, now: float) -> None:
         if not self.takes_commands:
             return
+        asked = _asked(message.payload)
         try:
             if message.retained:
                 raise Refused("a retained command (it would be carried out at every reconnect)")
@@ -282,15 +318,39 @@ class MqttLink:
                 self._usage_due = True
                 self._next_heartbeat = self.loop.board.clock.now()
         except Refused as error:
-            self._answer(Note(now, f"refused: {error}"))
+            self._answer(now, asked, f"refused: {error}")
         except Exception as error:  # a bug must not take the board down
             reason = f"the board could not do that ({type(error).__name__})"
-            self._answer(Note(now, f"refused: {reason}"))
+            self._answer(now, asked, f"refused: {reason}")
+        else:
+            self._respond(now, asked, True, "done")
 
-    def _answer(self, event: Event) -> None:
-        """To MQTT only: an answer to a command is not a board event (the journal must not
-        see it, nor the serial link's host)."""
-        self._publish_event(event)
+    def _answer(self, now: float, asked: str | None, text: str) -> None:
+        """A refusal: a `note` on `events` and on `response`. To MQTT only: an answer to a
+        command is not a board event (the journal must not see it, nor the serial link's
+        host)."""
+        self._publish_event(Note(now, text))
+        self._respond(now, asked, False, text)
+
+    def _respond(self, now: float, asked: str | None, ok: bool, text: str) -> None:
+        """The last command's answer, retained on `response` for a dashboard to show."""
+        answer = {"t": round(now, 6), "command": asked, "ok": ok, "text": text}
+        payload = json.dumps(answer, separators=(",", ":"))
+        self.client.publish(self.topic("response"), payload, qos=1, retain=True)
+
+    def _restore_level(self) -> float:
+        """The level kept by the last run, if any, set before the first frame is lit; the
+        level now."""
+        kept = read_level(self._level_file) if self._level_file is not None else None
+        if kept is not None:
+            self.loop.writer.set_level(kept)
+        return self.loop.writer.level
+
+    def _keep_level(self) -> None:
+        level = self.loop.writer.level
+        if level != self._kept_level and self._level_file is not None:
+            keep_level(self._level_file, level)
+        self._kept_level = level
 
     def close(self) -> None:
         """Says "offline" (a clean goodbye sends no will) and disconnects."""
@@ -315,6 +375,24 @@ def open_mqtt(settings: MqttSettings, loop: BoardLoop, **kwargs: Any) -> MqttLin
         return MqttLink(settings, loop, **kwargs)
     except MqttSettingError as error:
         raise CommandError(str(error)) from None
+
+
+def next_midnight(wall: float) -> float:
+    """The next local midnight after `wall` (Unix time), as the figures' "today" ends."""
+    tomorrow = dt.datetime.fromtimestamp(wall).date() + dt.timedelta(days=1)
+    return dt.datetime.combine(tomorrow, dt.time()).timestamp()
+
+
+def _asked(payload: bytes) -> str | None:
+    """The command a message asked for (its `do`), where it says one, for the answer."""
+    if len(payload) > MAX_COMMAND:
+        return None
+    try:
+        data = json.loads(payload)
+    except (ValueError, RecursionError):
+        return None
+    name = data.get("do") if isinstance(data, dict) else None
+    return name if isinstance(name, str) and len(name) <= 40 else None
 
 
 def _events(count: int) -> str:

@@ -1,7 +1,8 @@
 """Where a board reports over MQTT: the broker's URL, the board's id in the topics, the CA that
-vouches for a TLS broker. Read from `magboard run --mqtt URL --board-id ID` or the `[mqtt]`
-table of the configuration file, and checked before the board lights anything: a board set up
-once and left alone must not report for weeks under a name nobody looks for.
+vouches for a TLS broker, and how Home Assistant shows it (a name, an area, the discovery
+prefix). Read from `magboard run --mqtt URL --board-id ID` or the `[mqtt]` table of the
+configuration file, and checked before the board lights anything: a board set up once and left
+alone must not report for weeks under a name nobody looks for.
 
 Nothing here talks to a broker (firmware/app/mqtt.py does), so checking a configuration file
 needs no MQTT client.
@@ -23,6 +24,10 @@ POLL = 0.1
 """On a real board, the longest the loop waits between two looks at what the broker sent."""
 HEARTBEAT = 30.0
 """Seconds between two heartbeats, on the board's clock."""
+DISCOVERY_PREFIX = "homeassistant"
+"""Home Assistant's default discovery prefix (its MQTT integration can be set to another)."""
+MAX_LABEL = 100
+"""Longest device name or area, in characters: a label a person reads on a dashboard."""
 
 
 class MqttSettingError(ValueError):
@@ -57,6 +62,13 @@ class MqttSettings:
     board_id: str
     ca_file: Path | None = None
     heartbeat: float = HEARTBEAT
+    name: str | None = None
+    """The device's name in Home Assistant (default `magboard <board-id>`)."""
+    area: str | None = None
+    """The area Home Assistant suggests putting the device in (a room, a table)."""
+    discovery_prefix: str = DISCOVERY_PREFIX
+    support_url: str | None = None
+    """The operator's help page for the boards, in Home Assistant's `origin`."""
 
     def topic(self, name: str) -> str:
         return f"{TOPIC_ROOT}/{self.board_id}/{name}"
@@ -93,6 +105,35 @@ def check_board_id(board_id: str) -> str:
     return board_id
 
 
+def check_discovery_prefix(prefix: str) -> str:
+    """A topic of one or more levels, without wildcards, empty levels or a leading `$`."""
+    if (
+        not prefix
+        or "+" in prefix
+        or "#" in prefix
+        or prefix.startswith("$")
+        or "" in prefix.split("/")
+    ):
+        raise MqttSettingError(
+            f"discovery prefix {prefix!r}: topic levels without '+', '#', a leading '$' "
+            "or an empty level (Home Assistant's default is homeassistant)"
+        )
+    return prefix
+
+
+def check_label(what: str, label: str) -> str:
+    if not label.strip() or len(label) > MAX_LABEL or not label.isprintable():
+        raise MqttSettingError(f"{what} {label!r}: 1 to {MAX_LABEL} printable characters")
+    return label
+
+
+def check_support_url(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise MqttSettingError(f"support URL {url!r}: an http:// or https:// address")
+    return url
+
+
 def default_board_id() -> str:
     """The machine's host name, made a valid board id (a Pi named `cafe-3.local` is `cafe-3`)."""
     name = socket.gethostname().split(".")[0]
@@ -101,7 +142,14 @@ def default_board_id() -> str:
 
 
 def settings(
-    url: str, board_id: str | None = None, ca_file: str | Path | None = None
+    url: str,
+    board_id: str | None = None,
+    ca_file: str | Path | None = None,
+    *,
+    name: str | None = None,
+    area: str | None = None,
+    discovery_prefix: str = DISCOVERY_PREFIX,
+    support_url: str | None = None,
 ) -> MqttSettings:
     broker = parse_broker(url)
     if ca_file is not None and not broker.tls:
@@ -110,6 +158,10 @@ def settings(
         broker,
         check_board_id(board_id) if board_id is not None else default_board_id(),
         Path(ca_file).expanduser() if ca_file is not None else None,
+        name=check_label("name", name) if name is not None else None,
+        area=check_label("area", area) if area is not None else None,
+        discovery_prefix=check_discovery_prefix(discovery_prefix),
+        support_url=check_support_url(support_url) if support_url is not None else None,
     )
 
 

@@ -19,6 +19,7 @@ from magboard.firmware.referee import Phase
 
 from .closing import Shut
 from .loop import BoardLoop
+from .mqtt_discovery import software_version
 
 IDLE_AFTER = 300.0
 """Seconds untouched after which a game under way counts as idle, on a board without attract
@@ -57,6 +58,10 @@ class BoardStatus:
     """Out of order: the operator's reason ("" if none was given)."""
     opens_at: str | None = None
     """Closed: when the board opens again (local time, ISO, to the minute); None if never."""
+    version: str = "unknown"
+    """The board's software version (as Home Assistant's device shows it)."""
+    brightness: float = 1.0
+    """The lights' level (the `brightness` command's, or the LED menu's): above 0, at most 1."""
 
     def to_json(self) -> str:
         data = asdict(self)
@@ -89,6 +94,8 @@ class StatusWatch:
         self._basis: tuple[object, ...] = (None, None, None, None)
         """What the last read was made of: the referee and its status and position, values
         replaced (never changed in place) whenever they change, and the board's state."""
+        self._level: float | None = None
+        self.version = software_version()
 
     @property
     def changed(self) -> bool:
@@ -97,7 +104,9 @@ class StatusWatch:
         referee = loop.referee
         state = board_state(loop, loop.board.clock.now())
         basis = (referee, referee.status, referee.position, state)
-        return self._heard or any(a is not b for a, b in zip(basis, self._basis, strict=True))
+        if self._heard or self._level != loop.writer.level:
+            return True
+        return any(a is not b for a, b in zip(basis, self._basis, strict=True))
 
     def hear(self, event: Event) -> None:
         if isinstance(event, LedFrame):
@@ -121,6 +130,7 @@ class StatusWatch:
         self._heard = False
         state = board_state(loop, now)
         self._basis = (referee, referee.status, referee.position, state)
+        self._level = loop.writer.level
         position = referee.position
         seats = referee.game.seats
         outcome = position.outcome()
@@ -169,6 +179,8 @@ class StatusWatch:
                 if state == Shut.CLOSED.value and opens is not None
                 else None
             ),
+            version=self.version,
+            brightness=self._level,
         )
 
 

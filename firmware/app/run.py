@@ -174,8 +174,13 @@ def mqtt_of(args: argparse.Namespace, config: Config) -> MqttSettings | None:
             raise CommandError("--board-id names the board on MQTT: give --mqtt URL too")
         return None
     ca_file = table.ca_file if table else None
+    shown = {}
+    if table is not None:
+        shown = {"name": table.name, "area": table.area, "support_url": table.support_url}
+        if table.discovery_prefix is not None:
+            shown["discovery_prefix"] = table.discovery_prefix
     try:
-        return settings(url, board_id, ca_file)
+        return settings(url, board_id, ca_file, **shown)
     except MqttSettingError as error:
         raise CommandError(f"mqtt: {error}") from None
 

@@ -10,6 +10,7 @@ import pytest
 from broker import Listener, free_port
 from sim_mqtt import Board
 
+from magboard.firmware.app.mqtt_discovery import software_version
 from magboard.host.cli import main
 from magboard.host.fleet import HEADER, Fleet, _live
 
@@ -65,8 +66,19 @@ def test_fleet_once_shows_every_board_on_the_broker(broker, listener, boards, ca
     out = capsys.readouterr().out
     rows = table(out)
     assert set(rows) == {"board1", "board2", "board3"}
-    assert rows["board1"] == ["board1", "yes", "tic-tac-toe", "play", "0: X", "-", "0", "1"]
-    assert rows["board2"] == ["board2", "yes", "tic-tac-toe", "play", "1: O", "X a1", "0", "1"]
+    version = software_version()
+    assert rows["board1"] == [
+        "board1",
+        "yes",
+        "tic-tac-toe",
+        "play",
+        "0: X",
+        "-",
+        "0",
+        "1",
+        version,
+    ]
+    assert rows["board2"][:8] == ["board2", "yes", "tic-tac-toe", "play", "1: O", "X a1", "0", "1"]
     board3 = rows["board3"]
     assert board3[:6] == ["board3", "yes", "tic-tac-toe", "over", "X won", "X c3"]
     first.close()  # goes offline, and stays in the table as such
@@ -116,7 +128,12 @@ def test_messages_that_do_not_read_are_skipped():
     assert fleet.take("magboard/b/status", json.dumps(status).encode())
     assert not fleet.take("magboard/b/status", json.dumps(status).encode())  # no change
     assert fleet.take("magboard/b/availability", b"offline")
-    assert fleet.rows["b"].cells() == ("b", "no", "lance", "over", "draw", "A a1 end", "-", "-")
+    assert fleet.rows["b"].cells() == (
+        *("b", "no", "lance", "over", "draw", "A a1 end"),
+        *("-", "-", "-"),  # no faults, figures or version heard
+    )
+    assert fleet.take("magboard/b/availability", b"")  # cleared by `fleet forget`: gone
+    assert fleet.rows == {}
 
 
 def test_the_live_table_is_drawn_again_when_it_changes():
@@ -137,3 +154,44 @@ def test_the_live_table_is_drawn_again_when_it_changes():
     drawn = out.getvalue().split("\n\n")
     assert len(drawn) == 2  # the usage without figures changed nothing to redraw
     assert drawn[0].startswith("magboard fleet, ") and "b      yes" in drawn[0]
+
+
+def test_fleet_forget_clears_a_retired_boards_retained_topics(broker, listener, boards, capsys):
+    """Status, availability, heartbeat, figures, the last answer and Home Assistant's
+    configurations: all cleared, so the table and Home Assistant no longer show the board."""
+    first, second, _ = boards
+    listener.publish("magboard/board1/command", b'{"do": "fly"}')  # an answer kept on response
+    assert first.until(lambda: listener.on("magboard/board1/response"))
+    late = Listener(broker, topics=["magboard/#", "homeassistant/#"])
+    try:
+        assert late.wait_for("never", timeout=0.3) is None
+        kept = {m.topic for m in late.messages if m.retained and "board1" in m.topic}
+    finally:
+        late.close()
+    assert {f"magboard/board1/{name}" for name in ("status", "heartbeat", "response")} <= kept
+    assert any(t.startswith("homeassistant/button/magboard_board1/") for t in kept)
+    url = broker.url("fleet")
+    assert main(["fleet", "forget", "board1", url]) == 2  # online: it would come back
+    assert "board1 is online: stop it first" in capsys.readouterr().err
+    first.close()
+    assert listener.wait_for("magboard/board1/availability", lambda p: p == "offline")
+    assert main(["fleet", "forget", "board1", url]) == 0
+    out = capsys.readouterr().out
+    assert f"forgot board1: {len(kept | {'magboard/board1/availability'})} retained" in out
+    late = Listener(broker, topics=["magboard/#", "homeassistant/#"])
+    try:
+        assert late.wait_for("never", timeout=0.3) is None
+        left = {m.topic for m in late.messages if m.retained}
+    finally:
+        late.close()
+    assert not any("board1" in topic for topic in left)
+    assert "magboard/board2/status" in left  # the others are untouched
+    assert any(t.startswith("homeassistant/sensor/magboard_board2/") for t in left)
+    assert main(["fleet", url, "--once", "0.3"]) == 0
+    assert set(table(capsys.readouterr().out)) == {"board2", "board3"}
+    assert main(["fleet", "forget", "board1", url]) == 1
+    assert "nothing kept of board1" in capsys.readouterr().out
+    assert main(["fleet", "forget", "+", url]) == 2  # a wildcard would forget every board
+    assert "board id '+'" in capsys.readouterr().err
+    second.play("a1")  # still reporting
+    published(second, listener, lambda s: s["turn"] == 1)

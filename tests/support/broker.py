@@ -2,9 +2,10 @@
 
 `broker` (a fixture, one fresh broker a test) yields a `Broker`: `.host`, `.port`, `.tls_port`,
 `.ca_file`, `.users` (board1, board2, board3 and fleet, with their passwords), `.url(user)`,
-`.tls_url(user)`, `.restart()` (the same ports, retained messages and sessions kept) and
-`.stop()`. Tests that use it are skipped, saying why, where mosquitto is not installed
-(`make mosquitto` installs it where it can).
+`.tls_url(user)`, `.anonymous_url()` (on a broker made with `anonymous=True`), `.restart()`
+(the same ports, retained messages and sessions kept) and `.stop()`. Tests that use it are
+skipped, saying why, where mosquitto is not installed (`make mosquitto` installs it where it
+can).
 
 The test CA and the server's certificate are made once a session with the openssl command; where
 there is none, the broker has no TLS listener, `.tls_port` and `.ca_file` are None, and
@@ -107,7 +108,11 @@ def accepts(port: int) -> bool:
 class Broker:
     """One mosquitto process and what a test needs to reach it."""
 
-    def __init__(self, folder: Path, certificates: Certificates | None) -> None:
+    def __init__(
+        self, folder: Path, certificates: Certificates | None, *, anonymous: bool = False
+    ) -> None:
+        """`anonymous`: clients without a user name may connect too (as a board without
+        credentials does to a broker that lets it)."""
         assert MOSQUITTO is not None and MOSQUITTO_PASSWD is not None, MISSING
         self.folder = folder
         self.host = HOST
@@ -131,7 +136,7 @@ class Broker:
             f"user {getpass.getuser()}",
             "persistence true",
             f"persistence_location {folder / 'data'}/",
-            "allow_anonymous false",
+            f"allow_anonymous {'true' if anonymous else 'false'}",
             f"password_file {passwords}",
             f"log_dest file {self.log}",
             "log_type error",
@@ -152,6 +157,9 @@ class Broker:
 
     def url(self, user: str) -> str:
         return f"mqtt://{user}:{self.users[user]}@{self.host}:{self.port}"
+
+    def anonymous_url(self) -> str:
+        return f"mqtt://{self.host}:{self.port}"
 
     def tls_url(self, user: str) -> str:
         if self.tls_port is None:

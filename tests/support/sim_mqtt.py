@@ -15,13 +15,16 @@ from magboard.sim.session import SimSession
 class Board:
     """A simulated board on the broker, driven in virtual time."""
 
-    def __init__(self, url: str, board_id: str, tmp_path: Path, **changes) -> None:
+    def __init__(self, url: str, board_id: str, tmp_path: Path, wall=None, **changes) -> None:
+        """`changes`: to the MQTT settings; `wall`: the time of day the link reads (the real
+        one unless given)."""
         self.session = SimSession("mini", "tic-tac-toe", journal=tmp_path / f"{board_id}.db")
         self.session.lay_out()
         thermal = tmp_path / f"{board_id}-temp"
         thermal.write_text("48312\n")
         chosen = dataclasses.replace(settings(url, board_id), **changes)
-        self.link = MqttLink(chosen, self.session.loop, thermal=thermal)
+        timed = {"wall": wall} if wall is not None else {}
+        self.link = MqttLink(chosen, self.session.loop, thermal=thermal, **timed)
         self.session.start()
 
     @property

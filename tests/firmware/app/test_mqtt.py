@@ -22,7 +22,7 @@ from magboard.firmware.app.config import ConfigError, load_config
 from magboard.firmware.app.errors import CommandError
 from magboard.firmware.app.mqtt import open_mqtt
 from magboard.firmware.app.mqtt_commands import NewGame, Refused, read_command
-from magboard.firmware.app.mqtt_discovery import NEW_GAME_PRESS
+from magboard.firmware.app.mqtt_discovery import ENTITIES, NEW_GAME_PRESS
 from magboard.firmware.app.mqtt_settings import MqttSettingError, settings
 from magboard.firmware.app.mqtt_status import StatusWatch
 from magboard.firmware.events import FaultSurvived, GameStarted, LedFrame, Note
@@ -201,21 +201,22 @@ def test_the_last_will_marks_a_board_offline_when_its_connection_drops(broker, l
 
 
 def test_home_assistant_discovery_has_the_fields_home_assistant_requires(broker, listener, board):
+    """The shape Home Assistant reads (tests/ha checks the payloads against its own schemas)."""
     assert board.until(lambda: listener.on(topic("board1", "availability")))
     configs = {}
     deadline = time.monotonic() + 5
-    while len(configs) < 6 and time.monotonic() < deadline:
+    while len(configs) < len(ENTITIES) and time.monotonic() < deadline:
         listener.wait_for("never", timeout=0.05)
         configs = {
             m.topic: json.loads(m.payload)
             for m in listener.messages
             if m.topic.startswith("homeassistant/")
         }
-    assert len(configs) == 6  # five sensors and the new-game button
+    assert len(configs) == len(ENTITIES)  # the board takes commands: every entity
     for where, config in configs.items():
         prefix, component, node, object_id, last = where.split("/")
         assert (prefix, node, last) == ("homeassistant", "magboard_board1", "config")
-        assert component in ("sensor", "button")
+        assert component in ("sensor", "button", "select", "number", "event")
         assert all(c.isalnum() or c in "_-" for c in node + object_id)
         assert config["unique_id"] == f"magboard_board1_{object_id}" and config["name"]
         assert config["availability_topic"] == topic("board1", "availability")
@@ -226,28 +227,29 @@ def test_home_assistant_discovery_has_the_fields_home_assistant_requires(broker,
         device = config["device"]
         assert device["identifiers"] == ["magboard_board1"]
         assert {"name", "manufacturer", "model", "sw_version"} <= set(device)
-        if component == "sensor":
+        if component != "button":
             assert config["state_topic"].startswith("magboard/board1/")
-            assert "{{ value_json." in config["value_template"]
-        else:
+            assert "value_json." in config["value_template"]
+        if component in ("button", "select", "number"):
             assert config["command_topic"] == topic("board1", "command")
-            assert config["payload_press"] == NEW_GAME_PRESS
     objects = {where.split("/")[3] for where in configs}
-    assert objects == {"state", "game", "turn", "games_today", "faults", "new_game"}
+    assert objects == {entity.object_id for entity in ENTITIES}
     late = Listener(broker, topics=["homeassistant/#"])  # Home Assistant starting later
     try:
         assert late.wait_for("never", timeout=0.2) is None
         assert {m.topic for m in late.messages if m.retained} == set(configs)
     finally:
         late.close()
-    # Every topic a configuration names is one the board publishes or listens on.
+    # Every topic a configuration names is one the board publishes or listens on (`response`
+    # once it has answered a command).
     board.until(lambda: listener.on(topic("board1", "heartbeat")))
     named = {c[k] for c in configs.values() for k in c if k.endswith("_topic")}
     published = {m.topic for m in listener.messages}
-    assert named - published == {topic("board1", "command")}
+    assert named - published == {topic("board1", "command"), topic("board1", "response")}
     before = sum(isinstance(e, GameStarted) for e in board.events)
     listener.publish(topic("board1", "command"), NEW_GAME_PRESS)  # Home Assistant's press
     assert board.until(lambda: sum(isinstance(e, GameStarted) for e in board.events) > before)
+    assert board.until(lambda: listener.on(topic("board1", "response")))
 
 
 def test_a_client_without_the_right_password_is_refused(broker, tmp_path):
