@@ -147,8 +147,8 @@ def test_the_first_run_creates_every_step(installed: Installed) -> None:
         "created group i2c",
         "created group spi",
         "created user magboard in gpio, i2c, spi",
-        f"created {root}/opt/magboard/.venv",
-        f"created magboard {project_version()} in {root}/opt/magboard/.venv",
+        f"created {root}/opt/magboard/.venv -> venv-a",
+        f"created magboard {project_version()} in {root}/opt/magboard/venv-a",
         f"created {root}/etc/magboard/magboard.toml",
         f"created {root}/var/lib/magboard (owner magboard, mode 0750)",
         f"created {root}/etc/systemd/system/magboard.service",
@@ -273,7 +273,8 @@ def unit_settings(text: str, section: str) -> dict[str, str]:
 
 
 def project_version() -> str:
-    return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    """The version the checkout tells (git describe), not a string frozen in a file."""
+    return install.source_version(REPO)
 
 
 # The steps one at a time, where the full run does not reach.
