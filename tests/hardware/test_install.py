@@ -19,66 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from target_root import INSTALL_SH, OFFLINE, REPO, SUDO_PATH, needs_install, needs_tools, seed
 
 from magboard.hardware import install
 from magboard.host.cli import main as magboard
 
 pytestmark = pytest.mark.backend_free
 
-REPO = Path(__file__).resolve().parents[2]
-INSTALL_SH = REPO / "hardware" / "install.sh"
-SUDO_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-"""The PATH sudo gives a command on Debian and Raspberry Pi OS (secure_path)."""
-OFFLINE = ["--system-site-packages", "--pip-args=--no-index --no-build-isolation --no-deps"]
-SYSTEM_UNITS = Path("/usr/lib/systemd/system")
 WANTS_LINK = "/etc/systemd/system/multi-user.target.wants/magboard.service"
-SEED = {
-    "passwd": ("root:x:0:0:root:/root:/bin/bash\n", 0o644),
-    "group": ("root:x:0:\n", 0o644),
-    "shadow": ("root:*:19000:0:99999:7:::\n", 0o640),
-    "gshadow": ("root:*::\n", 0o640),
-}
-
-
-def missing_tools() -> str | None:
-    """Why the installer's system tools cannot run here, or None."""
-    if os.geteuid() != 0:
-        return "the installer must run as root (useradd, chown): run the tests as root"
-    for tool in ("systemd-analyze", "useradd", "groupadd", "usermod"):
-        if shutil.which(tool, path=SUDO_PATH) is None:
-            return f"{tool} is missing (`make systemd` installs it)"
-    return None
-
-
-def missing_offline_build() -> str | None:
-    """Why pip cannot build the project here without the network, or None."""
-    python3 = shutil.which("python3", path=SUDO_PATH)
-    probe = "import venv, ensurepip, setuptools, wheel, cffi"
-    if python3 is None or subprocess.run([python3, "-c", probe], capture_output=True).returncode:
-        return (
-            f"the offline install builds with {python3 or 'python3'}'s own venv, setuptools, "
-            "wheel and cffi: apt install python3-venv python3-wheel python3-cffi "
-            "(`make systemd` does)"
-        )
-    return None
-
-
-TOOLS_MISSING = missing_tools()
-SKIP_INSTALL = TOOLS_MISSING or missing_offline_build()
-needs_tools = pytest.mark.skipif(TOOLS_MISSING is not None, reason=str(TOOLS_MISSING))
-needs_install = pytest.mark.skipif(SKIP_INSTALL is not None, reason=str(SKIP_INSTALL))
-
-
-def seed(root: Path) -> Path:
-    """A target root as a fresh system has it: the account files with root alone, and systemd's
-    own units, which `systemd-analyze verify --root` resolves the unit's dependencies in."""
-    (root / "etc").mkdir(parents=True)
-    for name, (text, mode) in SEED.items():
-        (root / "etc" / name).write_text(text)
-        (root / "etc" / name).chmod(mode)
-    if SYSTEM_UNITS.is_dir():
-        shutil.copytree(SYSTEM_UNITS, root / SYSTEM_UNITS.relative_to("/"), symlinks=True)
-    return root
 
 
 def snapshot(root: Path) -> dict[str, tuple]:
@@ -371,3 +319,18 @@ def test_install_sh_passes_its_arguments_and_status_on(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert len(result.stderr.splitlines()) == 1, result.stderr
     assert result.stdout == ""
+
+
+def test_an_environment_installed_before_slots_is_moved_into_the_first(tmp_path: Path) -> None:
+    """A board installed with /opt/magboard/.venv a directory keeps it, as venv-a behind the
+    link the unit runs through."""
+    venv = tmp_path / "opt/magboard/.venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin/magboard").write_text("#!/opt/magboard/.venv/bin/python\n")
+    steps = [install.ensure_venv(target(tmp_path)) for _ in range(2)]
+    assert [str(step) for step in steps] == [
+        f"updated {venv} -> venv-a (the environment moved there)",
+        f"unchanged {venv} -> venv-a",
+    ]
+    assert os.readlink(venv) == "venv-a"
+    assert (tmp_path / "opt/magboard/venv-a/bin/magboard").read_text().startswith("#!/opt")
