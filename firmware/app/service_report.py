@@ -19,6 +19,7 @@ from magboard.firmware.events import Note
 from magboard.firmware.journal import Journal, Resume
 from magboard.hardware import service_health
 from magboard.hardware.service_health import GameInPlay, ServiceHealth, ServiceState
+from magboard.hardware.spec import INPUT_PINS
 
 from .loop import BoardLoop
 from .mqtt_discovery import software_version
@@ -33,6 +34,7 @@ class ServiceReport:
         self.loop = loop
         self.watch = HealthWatch(loop)
         loop.sinks.append(self.watch.hear)
+        self._found: tuple[str, ...] = ()
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str], loop: BoardLoop) -> ServiceReport | None:
@@ -40,22 +42,37 @@ class ServiceReport:
         return cls(Path(state), loop) if state else None
 
     def start_check(self) -> tuple[str, ...]:
-        """What is wrong with the board as it came up, a line each (none: all is well)."""
-        health = self.watch.read(self.loop.board.clock.now())
-        missing = [f"expander {label} does not answer" for label in health.expanders_missing]
-        survived = [f"{kind} fault survived" for kind in sorted(health.fault_kinds)]
-        return (*missing, *survived)
+        """What is wrong with the board as it came up, a line each (none: all is well): the
+        expanders a fresh scan finds not answering (the loop's first look at the board, made
+        to set up the game, keeps no faults), and the faults the loop survived so far."""
+        board = self.loop.board
+        try:
+            scan = board.scan()
+        except Exception as error:  # a driver that cannot scan is the finding itself
+            return (f"the board cannot be scanned ({type(error).__name__}: {error})",)
+        width = len(INPUT_PINS)
+        mask = (1 << width) - 1
+        missing = [
+            f"expander {expander.label} does not answer"
+            for expander in board.spec.expanders
+            if scan.blind >> (expander.index * width) & mask
+        ]
+        kinds = set(self.watch.read(board.clock.now()).fault_kinds)
+        kinds |= {fault.kind for fault in scan.faults if fault.kind != "expander-lost"}
+        return (*missing, *(f"{kind} fault survived" for kind in sorted(kinds)))
 
     def ready(self, resume: Resume | None) -> None:
         """Before READY=1: the version, the game resumed (None: a new game) and the check."""
         game = None if resume is None else GameInPlay.of(resume.game, resume.actions)
-        self._write(ServiceState.READY, game, self.start_check())
+        self._found = self.start_check()
+        self._write(ServiceState.READY, game, self._found)
 
     def stopped(self, journal: Journal) -> None:
-        """On a clean stop, before the journal closes: the game in progress left in it."""
+        """On a clean stop, before the journal closes: the game in progress left in it (and
+        the start-up check's findings again, which a new version is compared with)."""
         left = journal.load()
         game = None if left is None else GameInPlay.of(left.game, left.actions)
-        self._write(ServiceState.STOPPED, game, self.start_check())
+        self._write(ServiceState.STOPPED, game, self._found)
 
     def _write(self, state: ServiceState, game: GameInPlay | None, faults: tuple[str, ...]) -> None:
         health = ServiceHealth(state, software_version(), os.getpid(), game, faults)
