@@ -16,7 +16,9 @@ changes only what is missing or differs, printing one line: "created …", "upda
   recorded in a copy: hardware/versioning.py), so every new commit installs;
 - /etc/magboard/magboard.toml, written only when absent: once there it is the operator's;
 - /var/lib/magboard, the journal's directory, owned by magboard, mode 0750;
-- /etc/systemd/system/magboard.service from hardware/magboard.service, and enabled.
+- /etc/systemd/system/magboard.service from hardware/magboard.service, and enabled;
+- magboard-update.service and magboard-update.path beside it, the path unit enabled: it starts
+  `magboard update --request` when the service leaves an update asked for over MQTT.
 
 `--root DIR` puts every path under DIR, for a test or an image being prepared: useradd and
 systemctl have a --root of their own, and owners are the uids found in DIR/etc/passwd. A
@@ -62,6 +64,8 @@ CONFIG = "/etc/magboard/magboard.toml"
 UNIT_NAME = "magboard.service"
 UNIT = f"/etc/systemd/system/{UNIT_NAME}"
 UNIT_SOURCE = "hardware/magboard.service"
+UPDATE_UNITS = ("magboard-update.service", "magboard-update.path")
+"""The updates asked for from afar: the path unit, enabled, starts the service on a request."""
 HERE = Path(__file__).resolve().parent
 BUILD_LITTER = (
     ".git",
@@ -236,7 +240,10 @@ def install(target: Target) -> Iterator[Step]:
     yield ensure_config(target)
     yield ensure_state_dir(target, account)
     yield ensure_unit(target)
+    for name in UPDATE_UNITS:
+        yield ensure_unit(target, name)
     yield ensure_enabled(target, shutil.which("systemctl"))
+    yield ensure_enabled(target, shutil.which("systemctl"), UPDATE_UNITS[1])
 
 
 # Users and groups: looked up in the root's own files, so that --root sees its own.
@@ -424,9 +431,9 @@ def ensure_state_dir(target: Target, account: Account) -> Step:
     return Step(change, f"{state} (owner {USER}, mode 0750)")
 
 
-def ensure_unit(target: Target) -> Step:
-    unit = target.path(UNIT)
-    text = (target.source / UNIT_SOURCE).read_bytes()
+def ensure_unit(target: Target, name: str = UNIT_NAME) -> Step:
+    unit = target.path(f"/etc/systemd/system/{name}")
+    text = (target.source / "hardware" / name).read_bytes()
     if unit.exists() and unit.read_bytes() == text and stat.S_IMODE(unit.stat().st_mode) == 0o644:
         return Step(Change.UNCHANGED, str(unit))
     change = Change.UPDATED if unit.exists() else Change.CREATED
@@ -437,24 +444,25 @@ def ensure_unit(target: Target) -> Step:
     return Step(change, str(unit))
 
 
-def ensure_enabled(target: Target, systemctl: str | None) -> Step:
+def ensure_enabled(target: Target, systemctl: str | None, name: str = UNIT_NAME) -> Step:
     """Enabled as `systemctl enable` does it, by a link in each target's .wants directory; by
     hand where there is no systemctl (an image prepared on another system)."""
+    unit = f"/etc/systemd/system/{name}"
     links = [
-        target.path(f"/etc/systemd/system/{wanted_by}.wants/{UNIT_NAME}")
-        for wanted_by in wanted_by_targets(target.path(UNIT).read_text(encoding="utf-8"))
+        target.path(f"/etc/systemd/system/{wanted_by}.wants/{name}")
+        for wanted_by in wanted_by_targets(target.path(unit).read_text(encoding="utf-8"))
     ]
     what = ", ".join(str(link) for link in links)
-    if all(link.is_symlink() and os.readlink(link) == UNIT for link in links):
+    if all(link.is_symlink() and os.readlink(link) == unit for link in links):
         return Step(Change.UNCHANGED, what)
     if systemctl is not None:
-        command([systemctl, *target.root_args(), "enable", UNIT_NAME], "systemctl enable")
+        command([systemctl, *target.root_args(), "enable", name], f"systemctl enable {name}")
     else:
         for link in links:
             link.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
             if link.is_symlink() or link.exists():
                 link.unlink()
-            link.symlink_to(UNIT)
+            link.symlink_to(unit)
     return Step(Change.CREATED, what)
 
 

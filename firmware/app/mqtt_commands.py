@@ -1,5 +1,6 @@
 """Commands a board takes on `magboard/<board-id>/command`: start a new game (the same, or another
-with its options), set the lights' level, and run the self-test (for the person at the board).
+with its options), set the lights' level, run the self-test (for the person at the board), and
+prepare an update (firmware/app/update_request.py: root carries it out).
 Someone at a desk runs a room of boards; nobody there can see the table, so a command is
 checked whole before anything changes, and one that cannot be carried out changes nothing and
 says why.
@@ -15,12 +16,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from magboard.firmware.events import Note
 from magboard.firmware.games import GameError, get_game
 from magboard.firmware.lights import LevelError
 from magboard.firmware.profiles import ProfileError
 
 from . import wiring
 from .loop import BoardLoop
+from .update_request import UpdateAsked, UpdateRefused, asked, leave_request
 
 MAX_COMMAND = 4096
 """Longest command message in bytes."""
@@ -28,6 +31,7 @@ FIELDS: Mapping[str, frozenset[str]] = {
     "new-game": frozenset({"game", "options"}),
     "brightness": frozenset({"level"}),
     "selftest": frozenset(),
+    "update": frozenset({"url", "sha256"}),
 }
 """Each command and the fields it takes besides `do`."""
 
@@ -55,7 +59,7 @@ class RunSelfTest:
     """Refereeing waits while the person at the board follows the self-test's lights."""
 
 
-Command = NewGame | SetLevel | RunSelfTest
+Command = NewGame | SetLevel | RunSelfTest | UpdateAsked
 
 
 def read_command(payload: bytes) -> Command:
@@ -84,6 +88,11 @@ def read_command(payload: bytes) -> Command:
         raise Refused(f"{name}: unknown field {_short(extra[0])}")
     if name == "selftest":
         return RunSelfTest()
+    if name == "update":
+        try:
+            return asked(data.get("url"), data.get("sha256"))
+        except UpdateRefused as error:
+            raise Refused(f"update: {error}") from None
     if name == "brightness":
         level = data.get("level")
         if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level <= 1:
@@ -97,8 +106,18 @@ def read_command(payload: bytes) -> Command:
     return NewGame(game, options)
 
 
-def carry_out(command: Command, loop: BoardLoop, now: float) -> None:
-    """Does `command` on the loop, or raises Refused having changed nothing."""
+def carry_out(
+    command: Command, loop: BoardLoop, now: float, *, authenticated: bool = False
+) -> None:
+    """Does `command` on the loop, or raises Refused having changed nothing. `authenticated`:
+    the command came over an authenticated broker connection (an update needs one)."""
+    if isinstance(command, UpdateAsked):
+        try:
+            request = leave_request(command, authenticated=authenticated)
+        except UpdateRefused as error:
+            raise Refused(f"update: {error}") from None
+        loop.emit(Note(now, f"update: {command.url} checked, left for root in {request}"))
+        return
     if isinstance(command, RunSelfTest):
         loop.selftest()
         return

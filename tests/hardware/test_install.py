@@ -27,6 +27,8 @@ from magboard.host.cli import main as magboard
 pytestmark = pytest.mark.backend_free
 
 WANTS_LINK = "/etc/systemd/system/multi-user.target.wants/magboard.service"
+UPDATE_WANTS_LINK = "/etc/systemd/system/paths.target.wants/magboard-update.path"
+UNITS = ("magboard.service", "magboard-update.service", "magboard-update.path")
 
 
 def snapshot(root: Path) -> dict[str, tuple]:
@@ -80,7 +82,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
 
     first = run(str(INSTALL_SH), "--root", str(root), *OFFLINE)
     games = run(str(root / "opt/magboard/.venv/bin/magboard"), "games")
-    verify = run("systemd-analyze", "verify", f"--root={root}", "magboard.service")
+    verify = run("systemd-analyze", "verify", f"--root={root}", *UNITS)
     before = snapshot(root)
     second = run(str(INSTALL_SH), "--root", str(root), *OFFLINE)
     return Installed(root, first, second, before, snapshot(root), games, verify)
@@ -100,7 +102,10 @@ def test_the_first_run_creates_every_step(installed: Installed) -> None:
         f"created {root}/etc/magboard/magboard.toml",
         f"created {root}/var/lib/magboard (owner magboard, mode 0750)",
         f"created {root}/etc/systemd/system/magboard.service",
+        f"created {root}/etc/systemd/system/magboard-update.service",
+        f"created {root}/etc/systemd/system/magboard-update.path",
         f"created {root}{WANTS_LINK}",
+        f"created {root}{UPDATE_WANTS_LINK}",
     ]
 
 
@@ -108,7 +113,7 @@ def test_the_first_run_creates_every_step(installed: Installed) -> None:
 def test_the_second_run_changes_nothing(installed: Installed) -> None:
     assert (installed.second.returncode, installed.second.stderr) == (0, "")
     lines = installed.second.stdout.splitlines()
-    assert len(lines) == 10
+    assert len(lines) == 13
     assert all(line.startswith("unchanged ") for line in lines), lines
     changed = sorted(
         path
@@ -168,11 +173,14 @@ def test_the_state_directory(installed: Installed) -> None:
 
 @needs_install
 def test_the_unit_is_installed_enabled_and_verifies(installed: Installed) -> None:
-    unit = installed.root / "etc/systemd/system/magboard.service"
-    assert unit.read_bytes() == (REPO / "hardware/magboard.service").read_bytes()
-    assert stat.S_IMODE(unit.stat().st_mode) == 0o644
+    for name in UNITS:
+        unit = installed.root / "etc/systemd/system" / name
+        assert unit.read_bytes() == (REPO / "hardware" / name).read_bytes()
+        assert stat.S_IMODE(unit.stat().st_mode) == 0o644
     link = installed.root / WANTS_LINK.lstrip("/")
     assert os.readlink(link) == "/etc/systemd/system/magboard.service"
+    update_link = installed.root / UPDATE_WANTS_LINK.lstrip("/")
+    assert os.readlink(update_link) == "/etc/systemd/system/magboard-update.path"
     # verify warns on stderr and still exits 0 for an unknown key or a bad value: both must be
     # silent.
     assert (installed.verify.returncode, installed.verify.stderr, installed.verify.stdout) == (
@@ -205,6 +213,20 @@ def test_the_unit_asks_for_what_the_service_needs() -> None:
     assert {key: service.get(key) for key in expected} == expected
     assert "PrivateDevices" not in service, "it would hide the I2C, SPI and GPIO devices"
     assert "BLINKA_SKIP_DEPENDENCY_CHECK=1" in service["Environment"]
+
+
+def test_the_update_units_hand_the_services_request_to_root() -> None:
+    """The path unit watches the request the unprivileged service leaves in its state
+    directory (firmware/app/update_request.py); the oneshot it starts runs the updater."""
+    path = unit_settings((REPO / "hardware/magboard-update.path").read_text(), "Path")
+    assert path == {
+        "PathExists": "/var/lib/magboard/update/request.json",
+        "Unit": "magboard-update.service",
+    }
+    service = unit_settings((REPO / "hardware/magboard-update.service").read_text(), "Service")
+    assert service["Type"] == "oneshot"
+    assert service["ExecStart"] == "/opt/magboard/.venv/bin/magboard update --request"
+    assert "User" not in service, "root: it writes /opt and restarts magboard.service"
 
 
 def unit_settings(text: str, section: str) -> dict[str, str]:
