@@ -328,7 +328,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--root", default="/", metavar="DIR", help="the board's files under DIR (default: /)"
     )
-    parser.add_argument("--pip-args", default="", metavar="ARGS", help="more arguments for pip")
+    parser.add_argument(
+        "--pip-args",
+        default=os.environ.get("MAGBOARD_PIP_ARGS", ""),
+        metavar="ARGS",
+        help='more arguments for pip, as one string: --pip-args="--no-index --find-links DIR" '
+        "(default: $MAGBOARD_PIP_ARGS, which /etc/magboard/update.env may set for the unit)",
+    )
 
 
 def run(
