@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -39,7 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from enum import Enum
 from pathlib import Path
@@ -56,6 +57,7 @@ ATTEMPTS = "updates.jsonl"
 REQUESTS = "update"
 """The directory in the state directory where the service leaves a request from afar."""
 REQUEST = "request.json"
+LOCK = "update.lock"
 DEFAULT_TIMEOUT = 120.0
 """Seconds the new version has to report itself ready (a Pi 3 starts it in about 15)."""
 POLL = 0.5
@@ -356,13 +358,28 @@ def run(
         updater = Updater(
             target, manager or Systemd(), clock or MonotonicClock(), args.timeout, out=out
         )
-        with tempfile.TemporaryDirectory(prefix="magboard-update-") as scratch:
+        with (
+            one_at_a_time(updater.state_dir),
+            tempfile.TemporaryDirectory(prefix="magboard-update-") as scratch,
+        ):
             source, described = source_of(args, updater.state_dir, Path(scratch))
             attempt = updater.update(source, described)
     except UpdateError as error:
         print(f"update: {error}", file=sys.stderr)
         return 2
     return 1 if attempt.result is Result.ROLLED_BACK else 0
+
+
+@contextlib.contextmanager
+def one_at_a_time(state_dir: Path) -> Iterator[None]:
+    """Holds the update lock: two updates at once would fill the same spare environment."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    with (state_dir / LOCK).open("a") as file:
+        try:
+            fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UpdateError("another update is under way") from None
+        yield
 
 
 def source_of(args: argparse.Namespace, state_dir: Path, scratch: Path) -> tuple[Path, str]:

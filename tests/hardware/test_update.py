@@ -13,6 +13,8 @@ start is waited for, with a deadline, as `systemctl start` waits.
 
 from __future__ import annotations
 
+import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -136,6 +138,11 @@ class Story:
     good: Tried
     never_ready: Tried
     failing_check: Tried
+    requested: Tried
+    """A wheel left by the service as an MQTT update command leaves it, taken by
+    `magboard update --request` (what magboard-update.service runs)."""
+    request_status: int
+    request_left: bool
     attempts: list[dict]
 
 
@@ -183,11 +190,12 @@ def story(tmp_path_factory: pytest.TempPathFactory) -> Story:
         python=python3,
         pip_args=("--no-index", "--no-build-isolation", "--no-deps"),
     )
+    attempts: list[update.Attempt] = []
     updater = update.Updater(target, service, VirtualClock(), timeout=30, out=lambda line: None)
     state = root / "var/lib/magboard"
 
-    def tried(source: Path) -> Tried:
-        attempt = updater.update(source)
+    def tried(source: Path | None) -> Tried:
+        attempt = attempts[-1] if source is None else updater.update(source)  # None: the request
         said = subprocess.run([str(venv / "bin/magboard"), "--version"], env=env, text=True,
                               capture_output=True)  # fmt: skip
         running = service.process is not None and service.process.poll() is None
@@ -227,13 +235,78 @@ def story(tmp_path_factory: pytest.TempPathFactory) -> Story:
                     "SimBoard(self.spec, clock, dead_expanders=[0])",
                 )
             )
+            wheel = build_wheel(tmp, broken_copy(tmp, "wheel", "0.2.1", "README.md", "# ", "# "))
+            leave_request(state, wheel)
+            status = update.run(
+                argparse.Namespace(
+                    source=None,
+                    repo=None,
+                    request=True,
+                    timeout=30.0,
+                    root=str(root),
+                    pip_args="--no-index --no-deps",
+                ),
+                manager=service,
+                clock=VirtualClock(),
+                out=lambda line: None,
+            )
+            attempts.append(recorded(state)[-1])
+            requested = tried(None)
         finally:
             service.stop()
-    lines = (state / update.ATTEMPTS).read_text().splitlines()
     assert before is not None
+    left = (state / "update/request.json").exists()
     return Story(
-        installed, before, good, never_ready, failing_check, [json.loads(line) for line in lines]
+        installed,
+        before,
+        good,
+        never_ready,
+        failing_check,
+        requested,
+        status,
+        left,
+        [json.loads(line) for line in (state / update.ATTEMPTS).read_text().splitlines()],
     )
+
+
+def build_wheel(tmp: Path, tree: Path) -> Path:
+    """A wheel of `tree`, built offline with the system's python3 as the installer builds."""
+    out = tmp / "wheels"
+    python3 = shutil.which("python3", path=SUDO_PATH)
+    assert python3 is not None
+    done = subprocess.run(
+        [python3, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-index",
+         "--no-build-isolation", "-w", str(out), str(tree)],
+        capture_output=True, text=True, cwd=tmp,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (wheel,) = out.glob("magboard-*.whl")
+    return wheel
+
+
+def leave_request(state: Path, wheel: Path) -> None:
+    """The wheel and the request, as firmware/app/update_request.py leaves them."""
+    requests = state / "update"
+    requests.mkdir()
+    shutil.copy(wheel, requests / wheel.name)
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    url = f"https://hub.local/{wheel.name}"
+    (requests / "request.json").write_text(
+        json.dumps({"wheel": wheel.name, "sha256": digest, "url": url})
+    )
+
+
+def recorded(state: Path) -> list[update.Attempt]:
+    """The attempts as the file keeps them."""
+    found = []
+    for line in (state / update.ATTEMPTS).read_text().splitlines():
+        data = json.loads(line)
+        result = update.Result(data["result"])
+        attempt = update.Attempt(
+            data["wall"], data["source"], data["from"], data["to"], result, data["why"]
+        )
+        found.append(attempt)
+    return found
 
 
 @needs_install
@@ -287,11 +360,26 @@ def test_a_version_whose_start_up_check_fails_is_rolled_back(story: Story) -> No
 
 
 @needs_install
+def test_a_wheel_requested_from_afar_is_taken_and_kept(story: Story) -> None:
+    tried = story.requested
+    assert story.request_status == 0
+    assert not story.request_left, "the request is taken, so the path unit does not start again"
+    assert tried.attempt.result is update.Result.KEPT
+    assert (tried.attempt.old, tried.attempt.new) == ("0.2.0", "0.2.1")
+    assert tried.attempt.source.startswith("https://hub.local/magboard-0.2.1-")
+    assert tried.link == "venv-a", "the spare: the slot the rolled-back versions were built in"
+    assert tried.version == "magboard 0.2.1"
+    assert tried.running
+    assert tried.report is not None and tried.report.game == story.before.game
+
+
+@needs_install
 def test_every_attempt_is_recorded(story: Story) -> None:
     assert [(a["from"], a["to"], a["result"]) for a in story.attempts] == [
         (story.installed, "0.2.0", "kept"),
         ("0.2.0", "0.3.0", "rolled back"),
         ("0.2.0", "0.3.1", "rolled back"),
+        ("0.2.0", "0.2.1", "kept"),
     ]
     assert story.attempts[1]["why"] == "not ready within 30 s"
     assert all(isinstance(a["wall"], float) and a["source"] for a in story.attempts)
