@@ -118,6 +118,16 @@ class GameClock:
         self._base = replace(self._base, reserves=tuple(reserves))
         self._bout = bout
 
+    def stop(self, now: float) -> ClockChanged | None:
+        """Stops the running seat's time at `now` (the board closed or out of order): the next
+        `follow` starts the turn in progress again with its full turn time and the reserves
+        as they stood, as after a power cut. None if nothing ran."""
+        if self._base.running is None:
+            return None
+        self._base = replace(self.now(now), running=None, turn_left=0.0)
+        self._since, self._stage, self._turn_key = now, None, None
+        return self._event(now)
+
     def follow(self, position: Timed, now: float) -> list[ClockChanged]:
         """Brings the clock in step with `position`: the events of what changed, including a
         stage reached since the last call."""

@@ -21,9 +21,11 @@ from .events import (
     Fulfilled,
     GameOver,
     GameStarted,
+    HoursChanged,
     Illegal,
     InHand,
     LedFrame,
+    MaintenanceChanged,
     MatchStopped,
     Mismatch,
     Moved,
@@ -152,6 +154,13 @@ class Describer:
                 return f"{self.name(event.player)}'s move {played} (other board) is made here"
             case MatchStopped():
                 return f"match {event.match} stopped at move {event.seq}: {event.reason}"
+            case HoursChanged():
+                until = f" until {event.until.replace('T', ' ')}" if event.until else ""
+                return f"{'open' if event.open else 'closed'}{until}"
+            case MaintenanceChanged(on=True):
+                return f"out of order: {event.reason or 'no reason given'}"
+            case MaintenanceChanged():
+                return "back in service"
         return f"{event.TYPE}"
 
     def _changes(self, remove: tuple[str, ...], put_back: tuple[str, ...]) -> str:

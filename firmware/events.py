@@ -247,6 +247,27 @@ class MatchStopped(Event):
     reason: str
 
 
+@dataclass(frozen=True)
+class HoursChanged(Event):
+    """The board opened or closed for its opening hours (`[hours]`): while closed it judges
+    nothing and keeps the game in progress. `until` is the local time (ISO, to the minute) of
+    the next change, or None if none is coming."""
+
+    TYPE = "hours"
+    open: bool
+    until: str | None = None
+
+
+@dataclass(frozen=True)
+class MaintenanceChanged(Event):
+    """An operator took the board out of order (`on`, with their `reason`) or put it back:
+    while out of order it judges nothing and keeps the game in progress."""
+
+    TYPE = "maintenance"
+    on: bool
+    reason: str = ""
+
+
 # The simulator's web page: what a page needs to draw a simulated board. Only `magboard sim`
 # sends these; a real board never does.
 
@@ -346,6 +367,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Note,
         RemoteMade,
         MatchStopped,
+        HoursChanged,
+        MaintenanceChanged,
         SimBoardInfo,
         SimPieces,
         SimScores,

@@ -1,6 +1,7 @@
 """The firmware's subcommands of `magboard`: the rules at a terminal (games, perft, play), the
-referee on the Pi's board (run) and its self-test (selftest), how well the board plays
-(strength); its benchmarks are `bench lines`, `bench perft`, `bench ai` and `bench thinking`.
+referee on the Pi's board (run), its self-test (selftest) and whether it is out of order
+(maintenance), how well the board plays (strength); its benchmarks are `bench lines`,
+`bench perft`, `bench ai` and `bench thinking`.
 
 Cheap to import: each command imports what it needs when it runs, so listing the games never
 loads a driver.
@@ -160,6 +161,23 @@ def add(commands: argparse._SubParsersAction) -> None:
     stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
     stats.set_defaults(run=_stats)
 
+    maintenance = commands.add_parser(
+        "maintenance", help="take the board out of order, or put it back in service"
+    )
+    maintenance.add_argument(
+        "switch",
+        choices=("on", "off", "status"),
+        help="on: out of order (refereeing waits, the game is kept); off: back in service",
+    )
+    maintenance.add_argument("--reason", default="", help="why, for the status and the fleet")
+    maintenance.add_argument(
+        "--journal",
+        metavar="PATH",
+        help="the state database the board keeps its state beside (default: the "
+        "configuration's, else the state directory's)",
+    )
+    maintenance.set_defaults(run=_maintenance)
+
 
 def _games(args: argparse.Namespace) -> int:
     from .games import all_games
@@ -279,6 +297,36 @@ def _stats(args: argparse.Namespace) -> int:
         except (KeyError, TypeError, ValueError):
             selftest = None  # kept by another version: said so, not guessed at
     print("\n".join(usage_lines(usage, selftest)))
+    return 0
+
+
+def _maintenance(args: argparse.Namespace) -> int:
+    from .app.config import state_database
+    from .app.errors import CommandError
+    from .app.maintenance import (
+        MaintenanceError,
+        maintenance_file,
+        read,
+        set_in_service,
+        set_out_of_order,
+    )
+
+    path = maintenance_file(state_database(args.journal))
+    if args.reason and args.switch != "on":
+        raise CommandError("--reason goes with `maintenance on`")
+    try:
+        if args.switch == "on":
+            set_out_of_order(path, args.reason)
+        elif args.switch == "off":
+            set_in_service(path)
+    except MaintenanceError as error:
+        raise CommandError(str(error)) from None
+    state = read(path)
+    if state is None:
+        print("in service")
+    else:
+        since = state.since.isoformat(sep=" ", timespec="minutes")
+        print(f"out of order since {since}: {state.reason or 'no reason given'}")
     return 0
 
 

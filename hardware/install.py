@@ -24,6 +24,13 @@ changes only what is missing or differs, printing one line: "created …", "upda
 systemctl have a --root of their own, and owners are the uids found in DIR/etc/passwd. A
 virtual environment records its own absolute path, so one made under DIR runs from there.
 
+Nothing is written under /usr (the environment links to the system's python3 there), so a root
+whose /usr is read-only takes the install; /etc, /opt and /var/lib must take writes, and a root
+that is read-only in service is installed into before it is made so, or with it remounted
+read-write (README, "A read-only root"). One of them read-only is said in one line before
+anything changes, and so is raspi-config's overlay file system, whose writes would be gone at
+the next boot.
+
 `--pip-args` and `--system-site-packages` are for a Pi without the internet, or a test. With the
 former pip can install from a directory of wheels: `--pip-args="--no-index --find-links DIR"`
 (with the "=", as the value starts with a dash). With the latter the environment also sees the
@@ -94,6 +101,14 @@ journal = "/var/lib/magboard/magboard.db"
 [unattended]
 attract_after = 120                  # seconds untouched before the lights invite play; 0 = never
 reset_after = 300                    # seconds a finished game stands before a new one; 0 = never
+
+# Opening hours: outside them the board judges nothing and keeps the game (a day not named is
+# closed). `sudo magboard maintenance on --reason TEXT` takes it out of order until `off`.
+# [hours]
+# tuesday = "10:00-18:00"
+# friday = "18:00-02:00"             # past midnight: the night belongs to Friday
+# closed = ["2026-12-25"]
+# outside = "attract"                # or "dark"
 """
 
 
@@ -217,12 +232,43 @@ def target_of(args: argparse.Namespace) -> Target:
         pip_args=pip_args,
     )
     source_version(source)  # a source whose version cannot be read stops it here, not halfway
+    check_writable(target)
     if not (target.path(VENV) / "bin" / "python").exists() and not venv_available():
         raise InstallError("Python cannot make virtual environments: apt install python3-venv")
     missing = [tool for tool in ("groupadd", "useradd", "usermod") if shutil.which(tool) is None]
     if missing:
         raise InstallError(f"{', '.join(missing)} not found: install the passwd package")
     return target
+
+
+WRITTEN = ("/etc", VENV, HOME)
+"""Where the install writes (the systemd unit and the accounts are under /etc): never /usr."""
+OVERLAY_ROOT = "overlayroot="
+"""On the kernel command line, raspi-config's overlay file system (the overlayroot package)."""
+
+
+def check_writable(target: Target, cmdline: Path = Path("/proc/cmdline")) -> None:
+    """Stops before the first change where a write could not land or would not last."""
+    for absolute in WRITTEN:
+        path = target.path(absolute)
+        while not path.exists():
+            path = path.parent
+        if os.statvfs(path).f_flag & os.ST_RDONLY:
+            raise InstallError(
+                f"{path} is on a read-only file system: install before the root is made "
+                'read-only, or remount it read-write first (README, "A read-only root")'
+            )
+    if target.live and overlay_in_ram(cmdline.read_text() if cmdline.exists() else ""):
+        raise InstallError(
+            "the root is an overlay in RAM (raspi-config's overlay file system): the install "
+            "would be gone at the next boot; turn the overlay off, reboot, install, turn it on"
+        )
+
+
+def overlay_in_ram(cmdline: str) -> bool:
+    """Whether the kernel was booted with the overlay over the root (overlayroot=tmpfs...)."""
+    values = [arg[len(OVERLAY_ROOT) :] for arg in cmdline.split() if arg.startswith(OVERLAY_ROOT)]
+    return bool(values) and values[-1] not in ("", "disabled")
 
 
 def venv_available() -> bool:

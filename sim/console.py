@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 
 from magboard.firmware.app.board_player import Thinking
+from magboard.firmware.app.maintenance import maintenance_file
 from magboard.firmware.app.notify import Notifier
 from magboard.firmware.app.run import (
     RunRequest,
@@ -67,6 +68,8 @@ def run_console(request: RunRequest, *, leds: bool = False) -> int:
         journal=request.journal.path,
         sinks=[printer(leds)],
         unattended=request.unattended,
+        hours=request.hours,
+        maintenance=maintenance_file(request.journal.path),
         match=request.journal.match,
         ai=request.ai,
         thinking=Thinking(budget=request.ai_budget),  # real time: the real clock

@@ -7,11 +7,13 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from magboard.firmware.app import wiring
 from magboard.firmware.app.board_player import Thinking, stepped_clock
+from magboard.firmware.app.hours import OpeningHours
 from magboard.firmware.app.loop import BoardLoop
 from magboard.firmware.app.unattended import Unattended
 from magboard.firmware.events import Event
@@ -64,6 +66,8 @@ class SimSession:
         match: str | None = None,
         ai: AiSeat | None = None,
         thinking: Thinking | None = None,
+        hours: OpeningHours | None = None,
+        maintenance: Path | None = None,
     ) -> None:
         self.spec = board if isinstance(board, BoardSpec) else load_board(board)
         chosen = get_game(game)
@@ -82,6 +86,9 @@ class SimSession:
             journal=self.journal,
             sinks=[self.events.append, *sinks],
             unattended=unattended,
+            hours=hours,
+            calendar=self.local_time,
+            maintenance=maintenance,
         )
         self.loop: BoardLoop = table.loop
         # The board's thinking runs by a stepped clock unless told otherwise: the same run on
@@ -223,6 +230,10 @@ class SimSession:
     def _wall(self) -> float:
         return self.calendar + self.clock.now()
 
+    def local_time(self) -> datetime:
+        """The simulated board's calendar: local time, driven by the virtual clock."""
+        return datetime.fromtimestamp(self._wall())
+
     def run_for(self, seconds: float) -> None:
         self.loop.run_until(self.clock.now() + seconds)
 
@@ -251,7 +262,12 @@ class SimSession:
             match=self.journal.match if self.journal else None,
             ai=self.loop.player.seat if self.loop.player else None,
             thinking=self.loop.thinking,
-            **{"unattended": self.loop.idle.settings if self.loop.idle else None, **changes},
+            **{
+                "unattended": self.loop.idle.settings if self.loop.idle else None,
+                "hours": self.loop.hours.hours if self.loop.hours else None,
+                "maintenance": self.loop.maintenance.path if self.loop.maintenance else None,
+                **changes,
+            },
         )
         session.board.dead_leds |= self.board.dead_leds  # LEDs are hardware: dead stays dead
         session.start(*((resume.actions, resume.reserves) if resume else ()))

@@ -60,6 +60,16 @@ def add(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="let other machines connect (by default only this one may)",
     )
+    sim.add_argument(
+        "--config",
+        metavar="FILE",
+        help="keep this configuration's [hours], and its state directory's maintenance state",
+    )
+    sim.add_argument(
+        "--at",
+        metavar="YYYY-MM-DDTHH:MM",
+        help="the simulated board's date and time at start (default: now)",
+    )
     sim.add_argument("--speed", type=float, default=1.0, help=argparse.SUPPRESS)
     sim.set_defaults(run=_web)
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..journal import Limits
 from .errors import CommandError
+from .hours import HoursError, OpeningHours, parse_hours
 from .mqtt_settings import MqttSettingError, check_board_id, parse_broker
 from .unattended import Unattended
 
@@ -46,6 +47,8 @@ class Config:
     ai_budget: float | None = None
     history: Limits = field(default_factory=Limits)
     """How much history the state database keeps (`[history]`)."""
+    hours: OpeningHours | None = None
+    """When the board referees (`[hours]`); None: always."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,7 @@ _TOP = {
     "ai": str,
     "ai_budget": float,
 }
-_SECTIONS = {"options", "unattended", "mqtt", "history"}
+_SECTIONS = {"options", "unattended", "mqtt", "history", "hours"}
 _UNATTENDED = ("attract_after", "reset_after")
 _MQTT = ("url", "board_id", "ca_file")
 _HISTORY = {"keep_days": "a number of days", "max_mb": "a number of megabytes"}
@@ -130,6 +133,10 @@ def _config(path: Path, data: dict[str, Any]) -> Config:
             raise refuse(f"options.{key}", f"is a plain value, not {value!r}")
     mqtt = _mqtt(data["mqtt"], refuse) if "mqtt" in data else None
     history = _history(data.get("history", {}), refuse)
+    try:
+        hours = parse_hours(data["hours"]) if "hours" in data else None
+    except HoursError as error:
+        raise ConfigError(f"{path}: {error}") from None
     journal = data.get("journal")
     return Config(
         board=data.get("board"),
@@ -143,6 +150,7 @@ def _config(path: Path, data: dict[str, Any]) -> Config:
         ai=data.get("ai"),
         ai_budget=float(data["ai_budget"]) if "ai_budget" in data else None,
         history=history,
+        hours=hours,
     )
 
 

@@ -12,16 +12,27 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from magboard.firmware.clocks import GameClock, Stage
-from magboard.firmware.events import ButtonPressed, Event, FaultSurvived, LedFrame, Note
+from magboard.firmware.events import (
+    ButtonPressed,
+    Event,
+    FaultSurvived,
+    HoursChanged,
+    LedFrame,
+    MaintenanceChanged,
+    Note,
+)
 from magboard.firmware.games import GameError
 from magboard.firmware.journal import Journal
-from magboard.firmware.lights import LedWriter, Rhythms
+from magboard.firmware.lights import LedWriter, Rhythms, View
 from magboard.firmware.referee import Referee
 from magboard.firmware.referee.status import Phase
 from magboard.firmware.sensing import Debouncer, Scanner
 from magboard.hardware.interface import RGB, Board
 
 from .board_player import BoardPlayer, Thinking
+from .closing import Schedule, Shut
+from .hours import Outside
+from .maintenance import MaintenanceWatch, OutOfOrder
 from .menu import MENU, Menu
 from .notify import Notifier
 from .selftest import run_selftest
@@ -47,6 +58,26 @@ def _wave(area: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(area, key=lambda cell: (cell[0] + cell[1], cell[0])))
 
 
+def _cross(area: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """The places of the area on its two diagonals (corner to corner, rounded to the nearest
+    place where the area is not square): the out-of-order cross."""
+    cells = set(area)
+    if not cells:
+        return ()
+    xs, ys = [x for x, _ in cells], [y for _, y in cells]
+    x0, y0, width, height = min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)
+    found = set()
+    if width >= height:
+        for dx in range(width + 1):
+            dy = round(dx * height / width) if width else 0
+            found |= {(x0 + dx, y0 + dy), (x0 + dx, y0 + height - dy)}
+    else:
+        for dy in range(height + 1):
+            dx = round(dy * width / height)
+            found |= {(x0 + dx, y0 + dy), (x0 + width - dx, y0 + dy)}
+    return tuple(sorted(found & cells))
+
+
 def pixels_hex(pixels: Iterable[RGB]) -> str:
     return "".join(f"{r:02x}{g:02x}{b:02x}" for r, g, b in pixels)
 
@@ -62,6 +93,8 @@ class BoardLoop:
         game_clock: GameClock | None = None,
         journal: Journal | None = None,
         unattended: Unattended | None = None,
+        hours: Schedule | None = None,
+        maintenance: MaintenanceWatch | None = None,
     ) -> None:
         self.board = board
         self.journal = journal
@@ -70,6 +103,17 @@ class BoardLoop:
         self._hinted: float | None = None
         """The in-hand status (by its start) already told it has lasted a while."""
         self.idle = Idle(unattended, board.clock.now()) if unattended else None
+        self.touched_at: float | None = None
+        """When a piece last moved or a button was pressed (None: not since the start)."""
+        self.hours = hours
+        """The opening hours against the calendar, if the board keeps any."""
+        self.maintenance = maintenance
+        """The operator's out-of-order file, if the board has a state directory."""
+        self.shut: Shut | None = None
+        """Why refereeing waits now (closed, out of order), if it does."""
+        self._shut_since = 0.0
+        self._open = True
+        self._out_of_order: OutOfOrder | None = None
         self._attract_places = _wave(referee.profile.area)
         """The game's squares, diagonal by diagonal: the way attract mode's wave runs."""
         self.referee = referee
@@ -151,7 +195,11 @@ class BoardLoop:
         self.referee.start(now, tuple(actions))
         if self.game_clock is not None and reserves is not None:
             self.game_clock.resume(reserves, self.referee.position.bout)
-        self._look_afresh(now)
+        self._follow_shut(now)
+        if self.shut is None:
+            self._look_afresh(now)
+        else:
+            self._light(now)
 
     def _look_afresh(self, now: float) -> None:
         """Reads the board as it stands and says at once what differs from the game."""
@@ -183,10 +231,12 @@ class BoardLoop:
         """One wake-up and what follows from it (a scan, if the board can have changed);
         waits no later than `until` if given."""
         game_clock, now = self.game_clock, self.board.clock.now()
-        clock_change = game_clock.next_change(now) if game_clock is not None else None
-        idle_change = self.idle.next_wake(now) if self.idle is not None else None
-        deadlines = (self.writer.next_deadline(), until, clock_change, idle_change)
-        deadlines += (self._hand_hint_at(), self.referee.wake_at)
+        hours_change = self.hours.next_wake() if self.hours is not None else None
+        deadlines = (self.writer.next_deadline(), until, hours_change)
+        if self.shut is None:  # while shut, nothing of the game moves on by itself
+            clock_change = game_clock.next_change(now) if game_clock is not None else None
+            idle_change = self.idle.next_wake(now) if self.idle is not None else None
+            deadlines += (clock_change, idle_change, self._hand_hint_at(), self.referee.wake_at)
         wakes = [t for t in deadlines if t is not None]
         wake = min(wakes, default=None)
         reading = self.scanner.step(wake_at=wake)
@@ -194,11 +244,14 @@ class BoardLoop:
         for fault in reading.faults:
             self._fault_until = now + FAULT_SHOWN
             self.emit(FaultSurvived(fault.at, fault.kind, fault.where, fault.detail))
+        was_shut = self.shut
+        self._follow_shut(now)
         referee = self.referee
         for button in reading.buttons:
             self.button(button.button, button.pressed, button.at, now)
         for poll in self.inputs:
             poll(now)
+        self._follow_shut(now)  # a command from afar may have changed it
         journal = self.journal
         if journal is not None and journal.behind and now >= self._journal_retry:
             self._journal_retry = now + JOURNAL_RETRY
@@ -206,9 +259,14 @@ class BoardLoop:
             self._journal_news(now)
         if reading.blind:
             self._fault_until = max(self._fault_until, now + FAULT_SHOWN)
+        if self.shut is not None or was_shut is not None:
+            # Shut, or just reopened (and looked afresh): nothing seen meanwhile is judged.
+            self._light(now)
+            if self.watchdog is not None:
+                self.watchdog.watchdog(now)
+            return
         if reading.changed:
-            if self.idle is not None:
-                self.idle.touched(now)
+            self._touched(now)
             referee.judge(reading.debounced, now, stable=False)
         if reading.stable is not None:
             referee.judge(reading.stable, now, stable=True)
@@ -257,8 +315,9 @@ class BoardLoop:
         """A button went down or up (at `at`): reported, and a press goes to the referee. A
         virtual button (the serial link's `press`) comes through here too, so it is the same."""
         self.emit(ButtonPressed(at, name, pressed))
-        if self.idle is not None:
-            self.idle.touched(now)
+        if self.shut is not None:
+            return  # closed or out of order: buttons do nothing to the game
+        self._touched(now)
         if self.menu.open:
             self.menu.button(self, name, pressed, at, now)
             return
@@ -269,6 +328,50 @@ class BoardLoop:
             self.referee.press(name, now, self.scanner.debouncer.debounced)
             if name == "new":
                 self.scanner.debouncer.forget_stable()
+
+    def _touched(self, now: float) -> None:
+        self.touched_at = now
+        if self.idle is not None:
+            self.idle.touched(now)
+
+    def _follow_shut(self, now: float) -> None:
+        """Closes or opens the board for its hours, and takes it out of order or back, as the
+        calendar and the maintenance file say; on leaving both, looks afresh at the board."""
+        hours, watch = self.hours, self.maintenance
+        is_open = hours.look(now) if hours is not None else True
+        out = watch.look(now) if watch is not None else None
+        if is_open != self._open:
+            self._open = is_open
+            until = hours.changes_at if hours is not None else None
+            stamp = until.isoformat(timespec="minutes") if until is not None else None
+            self.emit(HoursChanged(now, is_open, stamp))
+        if out != self._out_of_order:
+            if (out is None) != (self._out_of_order is None):
+                self.emit(MaintenanceChanged(now, out is not None, out.reason if out else ""))
+            self._out_of_order = out
+        shut = Shut.OUT_OF_ORDER if out is not None else None if is_open else Shut.CLOSED
+        if shut == self.shut:
+            return
+        before, self.shut = self.shut, shut
+        if shut is None:
+            self.writer.forget()
+            self._look_afresh(now)  # what changed meanwhile is shown to be put right
+            return
+        self._shut_since = now
+        if before is None and self.game_clock is not None:
+            stopped = self.game_clock.stop(now)
+            if stopped is not None:
+                self.emit(stopped)
+
+    def _shut_view(self, view: View) -> View:
+        """What the lights show while the board is shut: a steady red cross out of order;
+        dark or the attract wave while closed, as configured."""
+        plain = View(players=view.players, fault=view.fault)
+        if self.shut is Shut.OUT_OF_ORDER:
+            return replace(plain, out_of_order=_cross(self.referee.profile.area))
+        if self.hours is not None and self.hours.hours.outside is Outside.ATTRACT:
+            return replace(plain, attract=self._attract_places, attract_since=self._shut_since)
+        return plain
 
     def choose(self, text: str, now: float) -> None:
         """A choice the rules leave to a player, made on the page or over the link (a
@@ -336,7 +439,9 @@ class BoardLoop:
             view = replace(view, clock=stage.value if stage else None, flagged=self._flagged)
         view = self.rhythms.timed(view, now, self.referee.status.phase)
         attract = self.idle.attract_since(now) if self.idle is not None else None
-        if self.menu.open:
+        if self.shut is not None:
+            view = self._shut_view(view)
+        elif self.menu.open:
             view = replace(self.menu.view(view.players), fault=view.fault)
         elif attract is not None:
             view = replace(view, attract=self._attract_places, attract_since=attract)

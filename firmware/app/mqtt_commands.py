@@ -1,6 +1,7 @@
 """Commands a board takes on `magboard/<board-id>/command`: start a new game (the same, or another
-with its options), set the lights' level, run the self-test (for the person at the board), and
-prepare an update (firmware/app/update_request.py: root carries it out).
+with its options), set the lights' level, run the self-test (for the person at the board), take
+the board out of order or put it back, and prepare an update (firmware/app/update_request.py:
+root carries it out).
 Someone at a desk runs a room of boards; nobody there can see the table, so a command is
 checked whole before anything changes, and one that cannot be carried out changes nothing and
 says why.
@@ -23,6 +24,7 @@ from magboard.firmware.profiles import ProfileError
 
 from . import wiring
 from .loop import BoardLoop
+from .maintenance import MaintenanceError, set_in_service, set_out_of_order
 from .update_request import UpdateAsked, UpdateRefused, asked, leave_request
 
 MAX_COMMAND = 4096
@@ -32,6 +34,7 @@ FIELDS: Mapping[str, frozenset[str]] = {
     "brightness": frozenset({"level"}),
     "selftest": frozenset(),
     "update": frozenset({"url", "sha256"}),
+    "maintenance": frozenset({"on", "reason"}),
 }
 """Each command and the fields it takes besides `do`."""
 
@@ -59,7 +62,16 @@ class RunSelfTest:
     """Refereeing waits while the person at the board follows the self-test's lights."""
 
 
-Command = NewGame | SetLevel | RunSelfTest | UpdateAsked
+@dataclass(frozen=True)
+class SetMaintenance:
+    """Out of order (`on`, with the operator's `reason`) or back in service: the same state as
+    `magboard maintenance`, kept in the same file, so it outlasts a restart."""
+
+    on: bool
+    reason: str = ""
+
+
+Command = NewGame | SetLevel | RunSelfTest | SetMaintenance | UpdateAsked
 
 
 def read_command(payload: bytes) -> Command:
@@ -93,6 +105,15 @@ def read_command(payload: bytes) -> Command:
             return asked(data.get("url"), data.get("sha256"))
         except UpdateRefused as error:
             raise Refused(f"update: {error}") from None
+    if name == "maintenance":
+        on, reason = data.get("on"), data.get("reason", "")
+        if not isinstance(on, bool):
+            raise Refused(f"maintenance: on is true or false, not {_short(on)}")
+        if not isinstance(reason, str):
+            raise Refused(f"maintenance: reason is text, not {_short(reason)}")
+        if reason and not on:
+            raise Refused("maintenance: a reason goes with on: true")
+        return SetMaintenance(on, reason)
     if name == "brightness":
         level = data.get("level")
         if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level <= 1:
@@ -121,12 +142,18 @@ def carry_out(
     if isinstance(command, RunSelfTest):
         loop.selftest()
         return
+    if isinstance(command, SetMaintenance):
+        _maintenance(command, loop, now)
+        return
     if isinstance(command, SetLevel):
         try:
             loop.writer.set_level(command.level)
         except LevelError as error:
             raise Refused(f"brightness: {error}") from None
         return
+    if loop.shut is not None:
+        # The game kept while shut is the one players come back to.
+        raise Refused(f"new-game: the board is {loop.shut.value}")
     if command.game is None and command.options is None:
         loop.new_game(now)
         return
@@ -136,6 +163,20 @@ def carry_out(
         wiring.change_game(loop, game, options, now)
     except (GameError, ProfileError) as error:
         raise Refused(f"new-game: {error}") from None
+
+
+def _maintenance(command: SetMaintenance, loop: BoardLoop, now: float) -> None:
+    watch = loop.maintenance
+    if watch is None:
+        raise Refused("maintenance: this board keeps no state directory")
+    try:
+        if command.on:
+            set_out_of_order(watch.path, command.reason)
+        else:
+            set_in_service(watch.path)
+    except MaintenanceError as error:
+        raise Refused(f"maintenance: {error}") from None
+    watch.changed(now)  # the loop acts on it in this step, not a second later
 
 
 def _short(value: Any, limit: int = 40) -> str:

@@ -17,11 +17,21 @@ from typing import Any
 from magboard.firmware.events import Event, GameStarted, LedFrame, Moved, TakenBack
 from magboard.firmware.referee import Phase
 
+from .closing import Shut
 from .loop import BoardLoop
+
+IDLE_AFTER = 300.0
+"""Seconds untouched after which a game under way counts as idle, on a board without attract
+mode (with one, idle begins when attract mode does)."""
 
 
 @dataclass(frozen=True)
 class BoardStatus:
+    state: str
+    """What an exhibit manager's dashboard shows: `active` (a game under way, touched lately),
+    `idle` (no game under way, or nobody has touched the board for a while: `IDLE_AFTER`, or
+    the attract mode's wait), `closed` (outside the opening hours), `out-of-order` (taken out of
+    service). A board that is gone says `offline` on its availability topic instead."""
     board: str
     game: str
     options: dict[str, Any]
@@ -43,6 +53,10 @@ class BoardStatus:
     """Where the game runs a clock: {"running": seat name or None, "stage", "turn_left",
     "reserves"} at `t`; the running seat's time goes down from there."""
     t: float
+    reason: str | None = None
+    """Out of order: the operator's reason ("" if none was given)."""
+    opens_at: str | None = None
+    """Closed: when the board opens again (local time, ISO, to the minute); None if never."""
 
     def to_json(self) -> str:
         data = asdict(self)
@@ -72,15 +86,17 @@ class StatusWatch:
         self.loop = loop
         self._last_move: dict[str, Any] | None = None
         self._heard = True
-        self._basis: tuple[object, ...] = (None, None, None)
+        self._basis: tuple[object, ...] = (None, None, None, None)
         """What the last read was made of: the referee and its status and position, values
-        replaced (never changed in place) whenever they change."""
+        replaced (never changed in place) whenever they change, and the board's state."""
 
     @property
     def changed(self) -> bool:
         """An event came, or the referee moved on without one (a lifted piece put back)."""
-        referee = self.loop.referee
-        basis = (referee, referee.status, referee.position)
+        loop = self.loop
+        referee = loop.referee
+        state = board_state(loop, loop.board.clock.now())
+        basis = (referee, referee.status, referee.position, state)
         return self._heard or any(a is not b for a, b in zip(basis, self._basis, strict=True))
 
     def hear(self, event: Event) -> None:
@@ -103,7 +119,8 @@ class StatusWatch:
         loop = self.loop
         referee = loop.referee
         self._heard = False
-        self._basis = (referee, referee.status, referee.position)
+        state = board_state(loop, now)
+        self._basis = (referee, referee.status, referee.position, state)
         position = referee.position
         seats = referee.game.seats
         outcome = position.outcome()
@@ -131,7 +148,10 @@ class StatusWatch:
                 "turn_left": round(reading.turn_left, 3),
                 "reserves": [round(r, 3) for r in reading.reserves],
             }
+        out = loop.maintenance.state if loop.maintenance is not None else None
+        opens = loop.hours.changes_at if loop.hours is not None else None
         return BoardStatus(
+            state=state,
             board=loop.board.spec.name,
             game=referee.game.name,
             options=dict(referee.options),
@@ -143,7 +163,28 @@ class StatusWatch:
             result=result,
             clock=clock,
             t=now,
+            reason=out.reason if state == Shut.OUT_OF_ORDER.value and out is not None else None,
+            opens_at=(
+                opens.isoformat(timespec="minutes")
+                if state == Shut.CLOSED.value and opens is not None
+                else None
+            ),
         )
+
+
+def board_state(loop: BoardLoop, now: float) -> str:
+    """The board's state for a dashboard (`BoardStatus.state`), as it stands at `now`."""
+    if loop.shut is not None:
+        return loop.shut.value
+    referee = loop.referee
+    touched = loop.touched_at
+    if touched is None or referee.position.outcome() is not None:
+        return "idle"
+    if referee.position.turn == 0 and referee.status.phase is Phase.PLAY:
+        return "idle"  # a board set up for a game nobody has begun
+    attract = loop.idle.settings.attract_after if loop.idle is not None else None
+    wait = attract if attract is not None else IDLE_AFTER
+    return "active" if now < touched + wait else "idle"
 
 
 def _seat(seats: tuple[str, ...], index: int) -> str:

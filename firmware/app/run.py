@@ -26,9 +26,11 @@ from . import opponent_seat, wiring
 from .board_player import Thinking
 from .config import DEFAULT_JOURNAL, Config, ConfigError, load_config
 from .errors import CommandError
+from .hours import OpeningHours
 from .link import POLL as LINK_POLL
 from .link import LinkURLError, SerialLink
 from .loop import BoardLoop
+from .maintenance import maintenance_file
 from .mqtt_settings import POLL as MQTT_POLL
 from .mqtt_settings import MqttSettingError, MqttSettings, settings
 from .notify import Notifier
@@ -71,6 +73,8 @@ class RunRequest:
     """The seat the board plays itself (`--ai`), if any."""
     ai_budget: float | None = None
     """Its thinking time per turn, in seconds (None: the opponent's default)."""
+    hours: OpeningHours | None = None
+    """When the board referees (`[hours]`); None: always."""
 
 
 def request_of(args: argparse.Namespace) -> RunRequest:
@@ -123,6 +127,7 @@ def request_of(args: argparse.Namespace) -> RunRequest:
         seat=seat,
         ai=ai,
         ai_budget=ai_budget,
+        hours=config.hours,
     )
 
 
@@ -207,6 +212,8 @@ def main(args: argparse.Namespace) -> int:
             journal=request.journal,
             sinks=[print_event],
             unattended=request.unattended,
+            hours=request.hours,
+            maintenance=maintenance_file(request.journal.path),
         )
         link = open_link(request.link, table.loop) if request.link else None
         mqtt = open_mqtt(request.mqtt, table.loop) if request.mqtt else None

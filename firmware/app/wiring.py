@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from magboard.firmware.clocks import GameClock, clock_for
@@ -21,7 +23,10 @@ from magboard.firmware.referee import Referee
 from magboard.hardware.interface import Board
 from magboard.hardware.spec import BoardSpec
 
+from .closing import Schedule
+from .hours import OpeningHours
 from .loop import BoardLoop
+from .maintenance import MaintenanceWatch
 from .unattended import Unattended
 
 
@@ -44,16 +49,28 @@ def wire(
     journal: Journal | None = None,
     sinks: Iterable[Callable[[Event], None]] = (),
     unattended: Unattended | None = None,
+    hours: OpeningHours | None = None,
+    calendar: Callable[[], datetime] = datetime.now,
+    maintenance: Path | None = None,
 ) -> Table:
     """Sets `game` (with `options`; missing ones take their defaults) up on `board`.
 
     Events go to the journal first, when there is one, so the game is on disk before anyone
     hears of a move; then to each of `sinks`, in order. ProfileError if the game has no profile
-    for the board.
+    for the board. `hours` are kept by `calendar`'s local time; `maintenance` is the file
+    that says the board is out of order (firmware/app/maintenance.py).
     """
     referee, game_clock = _referee(board.spec, game, options, takeback)
+    now = board.clock.now()
     loop = BoardLoop(
-        board, referee, sinks, game_clock=game_clock, journal=journal, unattended=unattended
+        board,
+        referee,
+        sinks,
+        game_clock=game_clock,
+        journal=journal,
+        unattended=unattended,
+        hours=Schedule(hours, calendar, now) if hours is not None else None,
+        maintenance=MaintenanceWatch(maintenance, now) if maintenance is not None else None,
     )
     return Table(board, referee.profile, referee, loop)
 

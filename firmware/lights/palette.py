@@ -25,6 +25,7 @@ GREEN: RGB = (0, 200, 140)
 MAGENTA: RGB = (230, 0, 200)
 
 PRECEDENCE = (
+    "out_of_order",
     "error",
     "remove",
     "put_back",
@@ -68,6 +69,10 @@ class Palette:
     """The winning line under the bright head that runs along it."""
     status_level: float = 0.5
     """Whose turn, and the alert: status LEDs face the players, so they need less light."""
+    out_of_order_level: float = 0.4
+    """A board out of order: a steady cross in the alert colour, the one steady red, with
+    nothing else lit (red that blinks is a mistake; red that holds still is a board not in
+    service)."""
     draw_levels: tuple[float, float] = (0.05, 0.5)
     """Lowest and highest level of the seat LEDs' pulse after a draw."""
 
@@ -126,6 +131,7 @@ class Meaning(Enum):
     OBLIGATION = ("obligation", Where.SQUARES)
     WIN_LINE = ("win line", Where.SQUARES)
     ATTRACT = ("attract wave", Where.SQUARES)
+    OUT_OF_ORDER = ("out of order", Where.SQUARES)
     CLOCK_TURN = ("clock: turn's time", Where.SEATS)
     CLOCK_RESERVE = ("clock: reserve", Where.SEATS)
     CLOCK_LAST_SECONDS = ("clock: last seconds", Where.SEATS)
@@ -203,6 +209,7 @@ _PATTERNS = {
     Meaning.ATTRACT: lambda p: Pattern(
         "wave", p.attract_step_seconds, _breath(*p.attract_levels, p.attract_wave_steps)
     ),
+    Meaning.OUT_OF_ORDER: lambda p: _steady(p.out_of_order_level),
     Meaning.CLOCK_TURN: lambda p: _steady(p.status_level),
     Meaning.CLOCK_RESERVE: lambda p: _blink(
         "slow blink", 0.5 / p.slow_blink_hz, p.status_level, "#."

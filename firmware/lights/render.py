@@ -140,7 +140,15 @@ def _attract(view: View, now: float, palette: Palette) -> Iterable[tuple[Place, 
     )
 
 
+def _out_of_order(view: View, now: float, palette: Palette) -> Iterable[tuple[Place, RGB]]:
+    if not view.out_of_order:
+        return ()
+    colour = dimmed(palette.alert, palette.out_of_order_level)
+    return ((place, colour) for place in view.out_of_order)
+
+
 LAYERS: Mapping[str, Layer] = {
+    "out_of_order": _out_of_order,
     "error": _error,
     "remove": _remove,
     "put_back": _put_back,

@@ -68,6 +68,9 @@ class View:
     order), under anything else shown, inviting play."""
     attract_since: float = 0.0
     """When attract mode began (the wave counts from here, other animations from `since`)."""
+    out_of_order: tuple[Place, ...] = ()
+    """The board is out of order: these places (a cross over the game's area) glow steadily
+    in the alert colour, and nothing else is shown."""
 
     def began(self, meaning: Meaning) -> float:
         """When `meaning` began: its own start if the view carries one, else `since`."""
@@ -92,6 +95,8 @@ class View:
             object.__setattr__(self, "starts", tuple(starts))
         if not isinstance(self.attract, tuple):
             object.__setattr__(self, "attract", tuple(self.attract))
+        if not isinstance(self.out_of_order, tuple):
+            object.__setattr__(self, "out_of_order", tuple(self.out_of_order))
         self._check()
 
     def _check(self) -> None:

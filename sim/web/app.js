@@ -63,6 +63,8 @@
     turn: null, // the seat to move, as the events show it
     need: null, // {seat, text}: what the board waits for before play goes on
     result: null, // how the game ended, in words, once it has
+    closed: null, // {until}: closed for the opening hours (an `hours` event)
+    outOfOrder: null, // {reason}: taken out of service (a `maintenance` event)
     live: false, // past the events sent on connecting: the sounds are for what happens now
     rulesFor: null, // the game whose rules are shown
   };
@@ -1449,6 +1451,13 @@
         if (e.seat !== null) state.turn = e.seat;
         if (e.stage === "flag") state.need = { seat: e.seat, text: "time ran out", bad: true };
         break;
+      case "hours":
+        // Closed for the opening hours: nothing is judged until it opens again.
+        state.closed = e.open ? null : { until: e.until };
+        break;
+      case "maintenance":
+        state.outOfOrder = e.on ? { reason: e.reason } : null;
+        break;
       case "game-over": {
         const scores = (e.scores || []).length
           ? ` (${e.scores.map((score, seat) => `${nameOf(seat)} ${score}`).join(", ")})`
@@ -1473,7 +1482,13 @@
     const colours = (state.board && state.board.seat_colours) || [];
     let seat = state.turn;
     let text;
-    if (state.result) {
+    if (state.outOfOrder || state.closed) {
+      seat = null;
+      text = state.outOfOrder
+        ? `Out of order${state.outOfOrder.reason ? `: ${state.outOfOrder.reason}` : ""}`
+        : `Closed${state.closed.until ? ` until ${state.closed.until.replace("T", " ")}` : ""}`;
+      banner.dataset.state = "waiting";
+    } else if (state.result) {
       const winners = state.winners || [];
       seat = winners.length === 1 ? winners[0] : null;
       text = state.result.charAt(0).toUpperCase() + state.result.slice(1);

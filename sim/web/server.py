@@ -48,13 +48,16 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from magboard.firmware.app.board_player import Thinking
 from magboard.firmware.app.errors import CommandError
+from magboard.firmware.app.hours import OpeningHours
 from magboard.firmware.app.opponent_seat import from_args, needs_seat, seat_of
 from magboard.firmware.events import (
     ClockChanged,
     Event,
     Fulfilled,
     GameOver,
+    HoursChanged,
     LedFrame,
+    MaintenanceChanged,
     Note,
     Obligation,
 )
@@ -105,9 +108,9 @@ QUEUE = 2000
 """Messages waiting for one page; a page that falls this far behind is disconnected."""
 HISTORY = 100
 """Past events (not LED frames) a page is sent when it connects, for its log."""
-STANDING = (ClockChanged, Obligation, Fulfilled, GameOver)
+STANDING = (ClockChanged, Obligation, Fulfilled, GameOver, HoursChanged, MaintenanceChanged)
 """Events whose latest a page is sent when it connects even if older than that history: where
-the clocks and the match stand."""
+the clocks and the match stand, and whether the board is closed or out of order."""
 KEEP_EVENTS = 2000
 """Events (and LED frames on the wire) the session keeps in memory."""
 
@@ -154,6 +157,9 @@ class BoardHost:
         seed: int = 0,
         ai: str | None = None,
         ai_budget: float | None = None,
+        hours: OpeningHours | None = None,
+        maintenance: Path | None = None,
+        calendar: float | None = None,
     ) -> None:
         if speed <= 0:
             raise CommandError(f"--speed is above 0, not {speed}")
@@ -168,6 +174,11 @@ class BoardHost:
         self.ai: str | None = None
         """The seat the board plays, as `--ai` names it (None: people play every seat)."""
         self.ai_budget = ai_budget
+        self.hours = hours
+        """Opening hours the board keeps by its calendar (`--config`), if any."""
+        self.maintenance = maintenance
+        """The file that says the board is out of order (`--config`'s state directory)."""
+        self._calendar = calendar
         self._build(game, options or {}, ai)
 
     # The board.
@@ -176,6 +187,9 @@ class BoardHost:
         seat = seat_of(ai, get_game(game), options=options)
         # The board thinks by the real clock: a page is played in real time.
         thinking = Thinking(budget=self.ai_budget, seed=self.seed)
+        old = getattr(self, "session", None)
+        # Another game goes on with the same calendar: its clock starts again from 0.
+        calendar = old.calendar + old.clock.now() if old is not None else self._calendar
         session = SimSession(
             self.spec,
             game,
@@ -184,6 +198,9 @@ class BoardHost:
             sinks=[self._pending.append],
             ai=seat,
             thinking=thinking,
+            hours=self.hours,
+            maintenance=self.maintenance,
+            calendar=calendar,
         )
         self.ai = ai if seat is not None else None
         if seat is not None:  # the page's banner says so, and its picker starts from it
@@ -614,6 +631,28 @@ class ServerThread:
         return asyncio.run_coroutine_threadsafe(run(), self.host.loop).result(timeout)
 
 
+def calendar_of(args: argparse.Namespace) -> tuple[OpeningHours | None, Path | None, float | None]:
+    """`--config`'s opening hours and the maintenance file beside its state database (if it
+    names one), and `--at`: the date and time the simulated board starts at (epoch seconds)."""
+    from datetime import datetime
+
+    from magboard.firmware.app.config import load_config
+    from magboard.firmware.app.maintenance import maintenance_file
+
+    hours = maintenance = calendar = None
+    if getattr(args, "config", None):
+        config = load_config(Path(args.config))
+        hours = config.hours
+        maintenance = maintenance_file(config.journal) if config.journal is not None else None
+    if getattr(args, "at", None):
+        try:
+            calendar = datetime.fromisoformat(args.at).timestamp()
+        except ValueError:
+            problem = f"--at is a date and time (2026-12-01T17:55), not {args.at!r}"
+            raise CommandError(problem) from None
+    return hours, maintenance, calendar
+
+
 def main(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port is 0 to 65535, not {args.port}")
@@ -622,7 +661,18 @@ def main(args: argparse.Namespace) -> int:
     options = game.parse_options(args.option)
     seat, budget = from_args(args, game, options)  # a mistake is said before anything listens
     needs_seat(seat, budget)
-    host = BoardHost(spec, game.name, options, speed=args.speed, ai=args.ai, ai_budget=budget)
+    hours, maintenance, calendar = calendar_of(args)
+    host = BoardHost(
+        spec,
+        game.name,
+        options,
+        speed=args.speed,
+        ai=args.ai,
+        ai_budget=budget,
+        hours=hours,
+        maintenance=maintenance,
+        calendar=calendar,
+    )
     sock = listen(args.host, args.port)
     url = page_url(args.host, sock.getsockname()[1])
     if not args.allow_remote and not is_loopback(args.host):

@@ -158,3 +158,14 @@ def test_a_press_at_the_instant_a_tile_lands_ends_the_turn_with_it():
     session.settle()
     moves = [(e.player, e.actions) for e in session.events if isinstance(e, Moved)]
     assert moves == [(0, ("c3",)), (1, ("d4", "end"))]
+
+
+def test_a_stopped_clock_starts_the_turn_again_with_the_reserves_as_they_stood():
+    """The board closed or went out of order mid-turn: no time passes for anybody meanwhile."""
+    clock = GameClock(CLOCK_RULES["lance"], 2)
+    clock.follow(Position(), 0.0)
+    assert stages([clock.stop(100.0)]) == [(None, "stopped")]  # 40 s into A's reserve
+    assert clock.stop(101.0) is None and clock.fallen(10_000.0) is None
+    assert stages(clock.follow(Position(), 5000.0)) == [(0, "turn")]
+    reading = clock.now(5010.0)
+    assert reading.turn_left == 50.0 and reading.reserves == (260.0, 300.0)

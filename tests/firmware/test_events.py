@@ -33,6 +33,9 @@ SAMPLES = [
     ev.Note(8.0, "hello"),
     ev.RemoteMade(8.1, 1, ("b2",), 4),
     ev.MatchStopped(8.2, "cafe-7", 4, "the boards disagree on move 4"),
+    ev.HoursChanged(8.3, False, "2026-12-01T10:00"),
+    ev.HoursChanged(8.35, True, None),
+    ev.MaintenanceChanged(8.4, True, "LED chain being replaced"),
     ev.SimBoardInfo(
         8.5,
         board="mini",

@@ -4,16 +4,24 @@ The installer runs as `sudo hardware/install.sh` would: with sudo's PATH, so `py
 system's. Pip stays offline: the environment sees that Python's own setuptools, wheel and cffi
 (--system-site-packages) and pip is told to build with them and fetch nothing (--no-index
 --no-build-isolation --no-deps). `magboard games` needs only the standard library and cffi.
+
+A read-only root: the install again into a root whose /usr is a read-only bind mount, made in a
+private mount namespace (`unshare --mount`), and the board run with every file system read-only
+but its state and runtime directories, as the unit leaves it on such a root.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
+import json
 import os
 import shutil
+import sqlite3
 import stat
 import subprocess
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,15 +78,21 @@ class Installed:
     verify: subprocess.CompletedProcess
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
-    root = seed(tmp_path_factory.mktemp("root"))
-    home = tmp_path_factory.mktemp("home")
-    # A clean environment: no PYTHON* or PIP_* variables, no pip configuration of this machine.
+def runner(home: Path):
+    """Runs a command as sudo would, in a clean environment: no PYTHON* or PIP_* variables, no
+    pip configuration of this machine."""
     env = {"PATH": SUDO_PATH, "HOME": str(home), "PIP_CONFIG_FILE": os.devnull, "LANG": "C.UTF-8"}
 
     def run(*argv: str) -> subprocess.CompletedProcess:
         return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    root = seed(tmp_path_factory.mktemp("root"))
+    run = runner(tmp_path_factory.mktemp("home"))
 
     first = run(str(INSTALL_SH), "--root", str(root), *OFFLINE)
     games = run(str(root / "opt/magboard/.venv/bin/magboard"), "games")
@@ -88,11 +102,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     return Installed(root, first, second, before, snapshot(root), games, verify)
 
 
-@needs_install
-def test_the_first_run_creates_every_step(installed: Installed) -> None:
-    root = installed.root
-    assert (installed.first.returncode, installed.first.stderr) == (0, "")
-    assert installed.first.stdout.splitlines() == [
+def first_run(root: Path) -> list[str]:
+    """What the first run into a seeded root prints."""
+    return [
         "created group gpio",
         "created group i2c",
         "created group spi",
@@ -107,6 +119,12 @@ def test_the_first_run_creates_every_step(installed: Installed) -> None:
         f"created {root}{WANTS_LINK}",
         f"created {root}{UPDATE_WANTS_LINK}",
     ]
+
+
+@needs_install
+def test_the_first_run_creates_every_step(installed: Installed) -> None:
+    assert (installed.first.returncode, installed.first.stderr) == (0, "")
+    assert installed.first.stdout.splitlines() == first_run(installed.root)
 
 
 @needs_install
@@ -208,7 +226,7 @@ def test_the_unit_asks_for_what_the_service_needs() -> None:
         "ExecStart": "/opt/magboard/.venv/bin/magboard run --config /etc/magboard/magboard.toml",
         "NoNewPrivileges": "yes",
         "PrivateTmp": "yes",
-        "ProtectSystem": "full",
+        "ProtectSystem": "strict",
     }
     assert {key: service.get(key) for key in expected} == expected
     assert "PrivateDevices" not in service, "it would hide the I2C, SPI and GPIO devices"
@@ -341,6 +359,224 @@ def test_install_sh_passes_its_arguments_and_status_on(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert len(result.stderr.splitlines()) == 1, result.stderr
     assert result.stdout == ""
+
+
+# A read-only root.
+
+KEEP_WRITABLE = """
+while [ "$1" != -- ]; do
+    mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" || exit 97
+    shift
+done
+shift
+exec "$@"
+"""
+"""Each path up to `--` made a read-only bind mount of itself, then the command after it run."""
+ALL_READ_ONLY = """
+for keep in $WRITABLE; do mount --bind "$keep" "$keep" || exit 97; done
+findmnt -rn -o TARGET | while read -r target; do
+    case "$target" in
+        /proc | /proc/* | /sys | /sys/* | /dev | /dev/*) ;;
+        *) case " $WRITABLE " in
+            *" $target "*) ;;
+            *) mount -o remount,bind,ro "$target" 2>/dev/null ;;
+        esac ;;
+    esac
+done
+exec "$@"
+"""
+"""Every file system read-only but /proc, /sys, /dev and the directories in $WRITABLE (each made
+a mount of its own first), then the command run: what the unit's ProtectSystem=strict leaves."""
+
+
+def read_only(paths: list[Path], argv: list[str]) -> list[str]:
+    """`argv` run in a mount namespace of its own where each of `paths` is read-only."""
+    return [
+        *("unshare", "--mount", "--propagation", "private", "--"),
+        *("sh", "-c", KEEP_WRITABLE, "sh", *map(str, paths), "--", *argv),
+    ]
+
+
+def namespaces_refused() -> str | None:
+    """Why a private mount namespace with a read-only bind mount cannot be made here, or None."""
+    if os.geteuid() != 0:
+        return "read-only bind mounts in a mount namespace need root: run the tests as root"
+    if shutil.which("unshare") is None or shutil.which("findmnt") is None:
+        return "unshare and findmnt (util-linux) are missing"
+    try:
+        probe = subprocess.run(
+            read_only([Path("/")], ["true"]), capture_output=True, text=True, timeout=30
+        )
+    except OSError as error:
+        return f"unshare cannot run: {error}"
+    if probe.returncode != 0:
+        said = (probe.stderr.strip().splitlines() or [f"exit status {probe.returncode}"])[-1]
+        return f"mount namespaces are not allowed here (unshare --mount, mount --bind): {said}"
+    return None
+
+
+NAMESPACES_REFUSED = namespaces_refused()
+needs_namespaces = pytest.mark.skipif(
+    NAMESPACES_REFUSED is not None, reason=str(NAMESPACES_REFUSED)
+)
+
+
+@dataclass(frozen=True)
+class UsrReadOnly:
+    root: Path
+    probe: subprocess.CompletedProcess
+    """A file created under the root's /usr, as the installer would: refused."""
+    first: subprocess.CompletedProcess
+    second: subprocess.CompletedProcess
+    usr_before: dict[str, tuple]
+    usr_after: dict[str, tuple]
+    """The root's /usr before the first run and after the second."""
+    between: dict[str, tuple]
+    after: dict[str, tuple]
+    """The whole root after the first run and after the second."""
+
+
+@pytest.fixture(scope="module")
+def usr_read_only(tmp_path_factory: pytest.TempPathFactory) -> UsrReadOnly:
+    root = seed(tmp_path_factory.mktemp("root-usr-ro"))
+    usr = root / "usr"
+    usr.mkdir(exist_ok=True)
+    run = runner(tmp_path_factory.mktemp("home"))
+    install_sh = read_only([usr], [str(INSTALL_SH), "--root", str(root), *OFFLINE])
+    usr_before = snapshot(usr)
+    probe = run(*read_only([usr], ["touch", str(usr / "probe")]))
+    first = run(*install_sh)
+    between = snapshot(root)
+    second = run(*install_sh)
+    return UsrReadOnly(
+        root, probe, first, second, usr_before, snapshot(usr), between, snapshot(root)
+    )
+
+
+@needs_install
+@needs_namespaces
+def test_a_root_whose_usr_is_read_only_takes_the_install(usr_read_only: UsrReadOnly) -> None:
+    first, second = usr_read_only.first, usr_read_only.second
+    assert (first.returncode, first.stderr) == (0, "")
+    assert first.stdout.splitlines() == first_run(usr_read_only.root)
+    unit = usr_read_only.root / "etc/systemd/system/magboard.service"
+    assert unit.read_bytes() == (REPO / "hardware/magboard.service").read_bytes()
+    assert (second.returncode, second.stderr) == (0, "")
+    assert all(line.startswith("unchanged ") for line in second.stdout.splitlines())
+    assert usr_read_only.between == usr_read_only.after
+
+
+@needs_install
+@needs_namespaces
+def test_nothing_is_written_under_usr(usr_read_only: UsrReadOnly) -> None:
+    # The bind mount did refuse writes: the runs above had to do without.
+    assert usr_read_only.probe.returncode != 0
+    assert "Read-only file system" in usr_read_only.probe.stderr
+    assert usr_read_only.usr_before == usr_read_only.usr_after
+
+
+@needs_tools
+@needs_namespaces
+def test_a_read_only_etc_is_one_line_before_any_change(tmp_path: Path) -> None:
+    """A root that is read-only in service, not remounted read-write for the install."""
+    root = seed(tmp_path / "root")
+    before = snapshot(root)
+    run = runner(tmp_path / "home")
+    result = run(*read_only([root / "etc"], [str(INSTALL_SH), "--root", str(root), *OFFLINE]))
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"install: {root}/etc is on a read-only file system: install before the root is made "
+        'read-only, or remount it read-write first (README, "A read-only root")\n'
+    )
+    assert snapshot(root) == before
+
+
+def test_an_overlay_in_ram_is_refused_on_the_live_root(tmp_path: Path) -> None:
+    """With raspi-config's overlay file system on, an install would last until the next boot."""
+    cmdline = tmp_path / "cmdline"
+    live = install.Target(root=Path("/"), source=REPO, python="python3")
+    for text in ("console=serial0,115200 root=PARTUUID=1-02 rootwait", "overlayroot=disabled"):
+        cmdline.write_text(text)
+        install.check_writable(live, cmdline)
+    for text in (
+        "overlayroot=tmpfs console=tty1 root=PARTUUID=1-02",
+        "overlayroot=tmpfs:recurse=0",
+    ):
+        cmdline.write_text(text)
+        with pytest.raises(install.InstallError, match="overlay in RAM"):
+            install.check_writable(live, cmdline)
+    # An image prepared under --root is not the running system's root.
+    install.check_writable(target(tmp_path), cmdline)
+
+
+def test_the_unit_is_ready_for_a_read_only_root() -> None:
+    """On a root mounted read-only only the state partition, /run and a private /tmp take
+    writes: the unit waits for the state partition, and keeps every other write out even where
+    the root is writable, so a write a read-only root would refuse shows up anywhere."""
+    text = (REPO / "hardware/magboard.service").read_text()
+    unit, service = unit_settings(text, "Unit"), unit_settings(text, "Service")
+    state = f"/var/lib/{service['StateDirectory']}"
+    runtime = f"/run/{service['RuntimeDirectory']}"
+    assert state in unit["RequiresMountsFor"].split()
+    assert (service["ProtectSystem"], service["PrivateTmp"]) == ("strict", "yes")
+    opened = {"ReadWritePaths", "BindPaths", "CacheDirectory", "LogsDirectory"} & service.keys()
+    assert opened == set(), "nothing writable but the state and runtime directories"
+    assert service["WorkingDirectory"] == runtime
+    environment = dict(item.split("=", 1) for item in service["Environment"].split())
+    assert environment["MAGBOARD_STATE"] == state == install.HOME
+    assert Path(tomllib.loads(install.CONFIG_TEXT)["journal"]).parent == Path(state)
+
+
+def run_read_only(tmp_path: Path, writable: list[Path], script: str) -> list[dict]:
+    """`magboard run --sim` with every file system read-only but `writable`, its journal in
+    tmp_path/state, its working directory tmp_path/run and TMPDIR tmp_path/tmp (the private
+    /tmp); the events it printed."""
+    state, runtime, private = (tmp_path / name for name in ("state", "run", "tmp"))
+    for directory in (state, runtime, private):
+        directory.mkdir(exist_ok=True)
+    argv = [
+        *(sys.executable, "-m", "magboard.host.cli", "run", "--sim", "--board", "mini"),
+        *("--journal", str(state / "magboard.db")),
+    ]
+    env = {**os.environ, "WRITABLE": " ".join(map(str, writable)), "TMPDIR": str(private)}
+    done = subprocess.run(
+        [
+            *("unshare", "--mount", "--propagation", "private", "--"),
+            *("sh", "-c", ALL_READ_ONLY, "sh", "sh", "-c", f'touch "{tmp_path}/probe"; exec "$@"'),
+            *("sh", *argv),
+        ],
+        input=script,
+        env=env,
+        cwd=runtime,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "probe").exists(), "the file system under the test was writable"
+    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+
+@needs_namespaces
+def test_the_board_runs_with_only_its_state_and_runtime_writable(tmp_path: Path) -> None:
+    state, runtime, private = (tmp_path / name for name in ("state", "run", "tmp"))
+    events = run_read_only(tmp_path, [state, runtime, private], "play b2\nquit\n")
+    assert [e["actions"] for e in events if e["type"] == "move"] == [["b2"]]
+    assert [e for e in events if e["type"] == "fault"] == []
+    uri = f"{(state / 'magboard.db').as_uri()}?mode=ro"
+    with contextlib.closing(sqlite3.connect(uri, uri=True)) as db:
+        kept = [json.loads(event) for (event,) in db.execute("SELECT event FROM records")]
+    assert [e["actions"] for e in kept if e["type"] == "move"] == [["b2"]]
+
+
+@needs_namespaces
+def test_a_state_directory_that_is_read_only_too_is_a_journal_fault(tmp_path: Path) -> None:
+    """The same run with the state directory read-only as well: the journal says so and play
+    goes on, which shows the run above had nothing else to write to."""
+    runtime, private = tmp_path / "run", tmp_path / "tmp"
+    events = run_read_only(tmp_path, [runtime, private], "play b2\nquit\n")
+    assert [e["actions"] for e in events if e["type"] == "move"] == [["b2"]]
+    assert any(e["type"] == "fault" and e.get("kind") == "journal" for e in events), events
 
 
 def test_an_environment_installed_before_slots_is_moved_into_the_first(tmp_path: Path) -> None:

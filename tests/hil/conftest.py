@@ -46,10 +46,17 @@ PI = "MAGBOARD_HIL_PI"
 CAMERA = "MAGBOARD_HIL_CAMERA"
 """`module:callable` returning a `hands.LedView` of the real board's LEDs, if a camera has one."""
 EMULATED_ONLY = frozenset(
-    {"test_board.py", "test_machine.py", "test_service_install.py", "test_differential.py"}
+    {
+        "test_board.py",
+        "test_machine.py",
+        "test_service_install.py",
+        "test_differential.py",
+        "test_read_only_root.py",
+    }
 )
 """The modules that test the emulated machine itself (its world channel, its disk, a fresh
-install in it, the simulator beside it): nothing of theirs is on a real bench."""
+install in it, the simulator beside it, its root remounted read-only): nothing of theirs is on a
+real bench."""
 
 
 def bench_target() -> str | None:

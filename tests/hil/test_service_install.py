@@ -43,7 +43,7 @@ NOT_A_BOARD = "magboard: cannot start board mini: No Hardware I2C on (scl,sda)=(
 """What the service says when nothing serves /dev/i2c-1 (Blinka finds no bus at the pins)."""
 HARDENING = {
     "NoNewPrivileges": "yes",
-    "ProtectSystem": "full",
+    "ProtectSystem": "strict",
     "ProtectHome": "yes",
     "PrivateTmp": "yes",
     "RestrictSUIDSGID": "yes",

@@ -225,8 +225,9 @@ def test_a_hole_in_the_lattice_has_no_led_and_is_ignored():
     assert set(lit(render(view, holed, 0.0))) == at(MINI, (0, 0)) | {seat_led(MINI, 0)}
 
 
-def test_precedence_is_error_put_right_win_due_targets_last_move_then_attract():
+def test_precedence_is_out_of_order_error_put_right_win_due_targets_last_move_then_attract():
     assert PRECEDENCE == (
+        "out_of_order",
         "error",
         "remove",
         "put_back",
@@ -239,6 +240,7 @@ def test_precedence_is_error_put_right_win_due_targets_last_move_then_attract():
     )
     place = (3, 0)
     layers = [
+        ("out_of_order", {"out_of_order": (place,)}, dimmed(P.alert, P.out_of_order_level)),
         ("error", {"error": {place}}, dimmed(P.error, P.blink_level)),
         ("remove", {"remove": {place}}, dimmed(P.remove, P.blink_level)),
         ("put_back", {"put_back": {place: 1}}, dimmed(P.players[1], P.blink_level)),
