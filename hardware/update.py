@@ -188,15 +188,12 @@ class Updater:
     def _switch_and_check(
         self, link: Path, slot: str, version: str | None, before: ServiceHealth | None
     ) -> str | None:
+        """Points the link at `slot` and starts the service; None once it reports itself ready
+        and healthy, else why not, `timeout` after the start at the latest."""
         service_health.clear(self.state_dir)
         install.switch(link, slot)
-        self.manager.start(self.timeout)
-        return self._wait_healthy(version, before)
-
-    def _wait_healthy(self, version: str | None, before: ServiceHealth | None) -> str | None:
-        """None once the service reports itself ready and healthy; else why not, at the
-        deadline at the latest."""
         deadline = self.clock.now() + self.timeout
+        self.manager.start(self.timeout)
         while True:
             report = service_health.read(self.state_dir)
             if report is not None and report.state is ServiceState.READY:
