@@ -592,3 +592,33 @@ def test_an_environment_installed_before_slots_is_moved_into_the_first(tmp_path:
     ]
     assert os.readlink(venv) == "venv-a"
     assert (tmp_path / "opt/magboard/venv-a/bin/magboard").read_text().startswith("#!/opt")
+
+
+@needs_install
+def test_a_new_commit_is_installed_over_the_old(tmp_path: Path) -> None:
+    """The issue this version scheme closes: a changed source, run again, is installed (not
+    "unchanged magboard 0.1.0"), in place in the environment the unit runs."""
+    root = seed(tmp_path / "root")
+    env = {"PATH": SUDO_PATH, "HOME": str(tmp_path), "PIP_CONFIG_FILE": os.devnull}
+    newer = tmp_path / "newer"
+    shutil.copytree(REPO, newer, ignore=shutil.ignore_patterns(*install.BUILD_LITTER))
+    (newer / "magboard.version").write_text("0.1.0.post999+g0123456\n")
+
+    def run(source: Path) -> list[str]:
+        argv = [str(INSTALL_SH), "--root", str(root), "--source", str(source), *OFFLINE]
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return [line for line in done.stdout.splitlines() if " magboard 0." in line]
+
+    assert run(REPO) == [f"created magboard {project_version()} in {root}/opt/magboard/venv-a"]
+    assert run(newer) == [
+        f"updated magboard 0.1.0.post999+g0123456 in {root}/opt/magboard/venv-a "
+        f"(was {project_version()})"
+    ]
+    said = subprocess.run(
+        [str(root / "opt/magboard/.venv/bin/magboard"), "--version"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert said.stdout == "magboard 0.1.0.post999+g0123456\n"
