@@ -252,18 +252,24 @@ def system_site_packages(venv: Path) -> bool:
 
 
 def checkout(repo: Path, ref: str, scratch: Path) -> Path:
-    """`ref` of the git repository `repo`, cloned into `scratch` (with its history, so that
-    git describes its version)."""
+    """`ref` of the git repository `repo` (as `repo` names it: a branch, a remote-tracking
+    branch such as origin/main, a tag, a commit), cloned into `scratch` with its history, so
+    that git describes its version."""
     tree = scratch / "checkout"
-    clone = ["git", "-c", f"safe.directory={repo}", "clone", "--quiet", "--no-checkout"]
-    for argv, what in (
-        ([*clone, str(repo), str(tree)], "git clone"),
-        (["git", "-C", str(tree), "checkout", "--quiet", ref], f"git checkout {ref}"),
-    ):
-        done = subprocess.run(argv, capture_output=True, text=True)
+
+    def git(argv: list[str], what: str) -> str:
+        done = subprocess.run(["git", *argv], capture_output=True, text=True)
         if done.returncode != 0:
             said = (done.stderr.strip() or f"exit status {done.returncode}").splitlines()[-1]
             raise UpdateError(f"{what}: {said}")
+        return done.stdout.strip()
+
+    safe = ["-c", f"safe.directory={repo}"]
+    commit = git([*safe, "-C", str(repo), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+                 f"no commit {ref} in {repo}")  # fmt: skip
+    # A local clone shares every object of `repo`, so the commit is there whatever named it.
+    git([*safe, "clone", "--quiet", "--no-checkout", str(repo), str(tree)], "git clone")
+    git(["-C", str(tree), "checkout", "--quiet", commit], f"git checkout {ref}")
     return tree
 
 

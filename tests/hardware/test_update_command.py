@@ -85,7 +85,12 @@ def test_a_git_ref_is_checked_out_with_its_history(tmp_path: Path) -> None:
     assert described == f"{first} of {repo}"
     assert (tree / "pyproject.toml").read_text() == "[project]\n"
     assert versioning.source_version(tree) == f"{versioning.BASE}.post1+g{first}"
-    with pytest.raises(update.UpdateError, match="git checkout no-such-ref: "):
+    # A remote-tracking branch of the board's clone, as `git fetch` leaves it.
+    git("update-ref", "refs/remotes/origin/main", first)
+    fetched, _ = update.source_of(args(source="origin/main", repo=str(repo)), tmp_path,
+                                  tmp_path / "s1")  # fmt: skip
+    assert versioning.source_version(fetched) == f"{versioning.BASE}.post1+g{first}"
+    with pytest.raises(update.UpdateError, match=f"no commit no-such-ref in {repo}"):
         update.source_of(args(source="no-such-ref", repo=str(repo)), tmp_path, tmp_path / "s2")
 
 
