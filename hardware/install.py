@@ -397,7 +397,7 @@ def ensure_package(target: Target) -> Step:
     venv = target.path(VENV).resolve()  # the slot: its scripts name its own python
     wanted = source_version(target.source)
     installed = installed_version(venv)
-    what = f"magboard {wanted} in {venv.resolve()}"
+    what = f"magboard {wanted} in {venv}"
     if installed == wanted:
         return Step(Change.UNCHANGED, what)
     pip_install(target, venv, target.source, wanted)
