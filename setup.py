@@ -1,9 +1,12 @@
-"""Build glue that pyproject.toml cannot express: the package map and the cffi extensions
-(one `firmware/native/build_*.py` each)."""
+"""Build glue that pyproject.toml cannot express: the package map, the cffi extensions (one
+`firmware/native/build_*.py` each) and the version, which the tree itself tells
+(hardware/versioning.py: git, or the version recorded in a copy without it)."""
 
+import importlib.util
 from pathlib import Path
 
 from setuptools import find_packages, setup
+from setuptools.command.sdist import sdist
 
 FOLDERS = ("firmware", "host", "hardware", "sim")
 
@@ -13,10 +16,30 @@ packages = [
     for pkg in find_packages(include=[name, f"{name}.*"])
 ] + ["magboard.rules"]
 
+
+def versioning():
+    """hardware/versioning.py, loaded by its path: nothing of magboard is installed yet."""
+    here = Path(__file__).resolve().parent
+    spec = importlib.util.spec_from_file_location("versioning", here / "hardware/versioning.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class sdist_with_version(sdist):
+    """An sdist has no git: it carries the version it was made from."""
+
+    def make_release_tree(self, base_dir, files):
+        super().make_release_tree(base_dir, files)
+        versioning().record(Path(base_dir), self.distribution.get_version())
+
+
 setup(
+    version=versioning().source_version(Path(__file__).resolve().parent),
+    cmdclass={"sdist": sdist_with_version},
     packages=packages,
     package_data={
-        "magboard.hardware": ["boards/*.toml", "magboard.service"],
+        "magboard.hardware": ["boards/*.toml", "magboard.service", "magboard-update.*"],
         "magboard.sim": ["web/*.html", "web/*.js", "web/*.css"],
         "magboard.rules": ["*.md"],
         "magboard.firmware.engine": ["tables/*.bin"],

@@ -7,11 +7,18 @@ changes only what is missing or differs, printing one line: "created …", "upda
 
 - the system groups gpio, i2c and spi (Raspberry Pi OS has them; other systems may not);
 - the system user magboard, home /var/lib/magboard, no login shell, in those groups;
-- /opt/magboard/.venv with the project and its Pi extra, skipped when the version installed
-  there is the source's;
+- /opt/magboard/venv-a, a virtual environment, and /opt/magboard/.venv a link to it (the unit
+  runs /opt/magboard/.venv/bin/magboard); a board installed before has its environment at .venv
+  itself, moved into venv-a. `magboard update` (hardware/update.py) fills the other slot,
+  venv-b, and switches the link, and back;
+- magboard and its Pi extra in the environment the link points at, skipped when the version
+  installed there is the source's: the source tells its version (git describe, or the version
+  recorded in a copy: hardware/versioning.py), so every new commit installs;
 - /etc/magboard/magboard.toml, written only when absent: once there it is the operator's;
 - /var/lib/magboard, the journal's directory, owned by magboard, mode 0750;
-- /etc/systemd/system/magboard.service from hardware/magboard.service, and enabled.
+- /etc/systemd/system/magboard.service from hardware/magboard.service, and enabled;
+- magboard-update.service and magboard-update.path beside it, the path unit enabled: it starts
+  `magboard update --request` when the service leaves an update asked for over MQTT.
 
 `--root DIR` puts every path under DIR, for a test or an image being prepared: useradd and
 systemctl have a --root of their own, and owners are the uids found in DIR/etc/passwd. A
@@ -47,15 +54,25 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+try:
+    from . import versioning
+except ImportError:  # run as a script by install.sh, beside it
+    import versioning  # type: ignore[no-redef]
+
 USER = "magboard"
 GROUPS = ("gpio", "i2c", "spi")
 HOME = "/var/lib/magboard"
 SHELL = "/usr/sbin/nologin"
 VENV = "/opt/magboard/.venv"
+"""The environment the unit runs: a link to one of `SLOTS`, switched by an update."""
+SLOTS = ("/opt/magboard/venv-a", "/opt/magboard/venv-b")
+"""The environments beside each other: the one running, and the spare an update fills."""
 CONFIG = "/etc/magboard/magboard.toml"
 UNIT_NAME = "magboard.service"
 UNIT = f"/etc/systemd/system/{UNIT_NAME}"
 UNIT_SOURCE = "hardware/magboard.service"
+UPDATE_UNITS = ("magboard-update.service", "magboard-update.path")
+"""The updates asked for from afar: the path unit, enabled, starts the service on a request."""
 HERE = Path(__file__).resolve().parent
 BUILD_LITTER = (
     ".git",
@@ -270,7 +287,10 @@ def install(target: Target) -> Iterator[Step]:
     yield ensure_config(target)
     yield ensure_state_dir(target, account)
     yield ensure_unit(target)
+    for name in UPDATE_UNITS:
+        yield ensure_unit(target, name)
     yield ensure_enabled(target, shutil.which("systemctl"))
+    yield ensure_enabled(target, shutil.which("systemctl"), UPDATE_UNITS[1])
 
 
 # Users and groups: looked up in the root's own files, so that --root sees its own.
@@ -339,47 +359,78 @@ def account_of(target: Target) -> Account:
 
 
 def ensure_venv(target: Target) -> Step:
-    venv = target.path(VENV)
-    if (venv / "bin" / "python").exists():
-        return Step(Change.UNCHANGED, str(venv))
+    """`VENV` a link to a slot. A board installed before there were slots has its environment
+    at `VENV` itself: it is moved into the first slot, which its scripts still find through the
+    link (they name `VENV`'s python)."""
+    link = target.path(VENV)
+    first = target.path(SLOTS[0])
+    what = f"{link} -> {first.name}"
+    if link.is_symlink():
+        return Step(Change.UNCHANGED, f"{link} -> {os.readlink(link)}")
+    if link.is_dir():
+        if first.exists():
+            raise InstallError(f"{link} and {first} are both there: move one away")
+        link.rename(first)
+        switch(link, first.name)
+        return Step(Change.UPDATED, f"{what} (the environment moved there)")
+    make_venv(target, first, target.system_site_packages)
+    switch(link, first.name)
+    return Step(Change.CREATED, what)
+
+
+def make_venv(target: Target, venv: Path, system_site_packages: bool) -> None:
     venv.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-    site = ["--system-site-packages"] if target.system_site_packages else []
+    site = ["--system-site-packages"] if system_site_packages else []
     command([target.python, "-m", "venv", *site, str(venv)], f"python3 -m venv {venv}")
-    return Step(Change.CREATED, str(venv))
+
+
+def switch(link: Path, slot: str) -> None:
+    """Points `link` at `slot` in one step: a new link beside it renamed over it, so that the
+    unit finds the old environment or the new one, never none."""
+    fresh = link.with_name(f".{link.name}.{os.getpid()}")
+    if fresh.is_symlink() or fresh.exists():
+        fresh.unlink()
+    fresh.symlink_to(slot)
+    os.replace(fresh, link)
 
 
 def ensure_package(target: Target) -> Step:
-    venv = target.path(VENV)
+    venv = target.path(VENV).resolve()  # the slot: its scripts name its own python
     wanted = source_version(target.source)
     installed = installed_version(venv)
     what = f"magboard {wanted} in {venv}"
     if installed == wanted:
         return Step(Change.UNCHANGED, what)
-    # pip builds a local directory in place, which would leave root-owned build/ and egg-info
-    # in the operator's checkout: it builds a copy instead.
-    with tempfile.TemporaryDirectory(prefix="magboard-install-") as scratch:
-        copy = Path(scratch) / "magboard"
-        shutil.copytree(target.source, copy, ignore=shutil.ignore_patterns(*BUILD_LITTER))
-        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
-        quiet = ["--disable-pip-version-check", "--root-user-action=ignore", "--no-input"]
-        command([*pip, *quiet, *target.pip_args, f"{copy}[pi]"], "pip install", show=True)
+    pip_install(target, venv, target.source, wanted)
     if installed is None:
         return Step(Change.CREATED, what)
     return Step(Change.UPDATED, f"{what} (was {installed})")
 
 
-def source_version(source: Path) -> str:
-    """The version pyproject.toml declares, where this project keeps it (setup.py has none)."""
-    import tomllib  # here, so that an older Python gets the one-line error rather than this
+def pip_install(target: Target, venv: Path, source: Path, version: str | None) -> None:
+    """Installs `source` (a tree, or a wheel file) with the Pi extra into `venv`. A tree is
+    built from a copy, with `version` recorded in it (the copy has no git): pip builds a local
+    directory in place, which would leave root-owned build/ and egg-info in the operator's
+    checkout."""
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+    quiet = ["--disable-pip-version-check", "--root-user-action=ignore", "--no-input"]
+    if source.is_file():
+        command([*pip, *quiet, *target.pip_args, f"{source}[pi]"], "pip install", show=True)
+        return
+    with tempfile.TemporaryDirectory(prefix="magboard-install-") as scratch:
+        copy = Path(scratch) / "magboard"
+        shutil.copytree(source, copy, ignore=shutil.ignore_patterns(*BUILD_LITTER))
+        if version is not None:
+            versioning.record(copy, version)
+        command([*pip, *quiet, *target.pip_args, f"{copy}[pi]"], "pip install", show=True)
 
+
+def source_version(source: Path) -> str:
+    """The version the source tree tells (hardware/versioning.py: git, or a recorded one)."""
     try:
-        with (source / "pyproject.toml").open("rb") as file:
-            version = tomllib.load(file).get("project", {}).get("version")
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        raise InstallError(f"cannot read {source / 'pyproject.toml'}: {error}") from error
-    if not isinstance(version, str):
-        raise InstallError(f"{source / 'pyproject.toml'} declares no [project] version")
-    return version
+        return versioning.source_version(source)
+    except versioning.VersionError as error:
+        raise InstallError(str(error)) from error
 
 
 def installed_version(venv: Path) -> str | None:
@@ -427,9 +478,9 @@ def ensure_state_dir(target: Target, account: Account) -> Step:
     return Step(change, f"{state} (owner {USER}, mode 0750)")
 
 
-def ensure_unit(target: Target) -> Step:
-    unit = target.path(UNIT)
-    text = (target.source / UNIT_SOURCE).read_bytes()
+def ensure_unit(target: Target, name: str = UNIT_NAME) -> Step:
+    unit = target.path(f"/etc/systemd/system/{name}")
+    text = (target.source / "hardware" / name).read_bytes()
     if unit.exists() and unit.read_bytes() == text and stat.S_IMODE(unit.stat().st_mode) == 0o644:
         return Step(Change.UNCHANGED, str(unit))
     change = Change.UPDATED if unit.exists() else Change.CREATED
@@ -440,24 +491,25 @@ def ensure_unit(target: Target) -> Step:
     return Step(change, str(unit))
 
 
-def ensure_enabled(target: Target, systemctl: str | None) -> Step:
+def ensure_enabled(target: Target, systemctl: str | None, name: str = UNIT_NAME) -> Step:
     """Enabled as `systemctl enable` does it, by a link in each target's .wants directory; by
     hand where there is no systemctl (an image prepared on another system)."""
+    unit = f"/etc/systemd/system/{name}"
     links = [
-        target.path(f"/etc/systemd/system/{wanted_by}.wants/{UNIT_NAME}")
-        for wanted_by in wanted_by_targets(target.path(UNIT).read_text(encoding="utf-8"))
+        target.path(f"/etc/systemd/system/{wanted_by}.wants/{name}")
+        for wanted_by in wanted_by_targets(target.path(unit).read_text(encoding="utf-8"))
     ]
     what = ", ".join(str(link) for link in links)
-    if all(link.is_symlink() and os.readlink(link) == UNIT for link in links):
+    if all(link.is_symlink() and os.readlink(link) == unit for link in links):
         return Step(Change.UNCHANGED, what)
     if systemctl is not None:
-        command([systemctl, *target.root_args(), "enable", UNIT_NAME], "systemctl enable")
+        command([systemctl, *target.root_args(), "enable", name], f"systemctl enable {name}")
     else:
         for link in links:
             link.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
             if link.is_symlink() or link.exists():
                 link.unlink()
-            link.symlink_to(UNIT)
+            link.symlink_to(unit)
     return Step(Change.CREATED, what)
 
 

@@ -1,12 +1,13 @@
 """The hardware's subcommands of `magboard`: `board show`, what a board file says, for the person
-building the board; `install`, the service on a Pi (the same as `sudo hardware/install.sh`).
+building the board; `install`, the service on a Pi (the same as `sudo hardware/install.sh`);
+`update`, a new version on it, rolled back by itself if the board does not come up healthy.
 Imports no driver."""
 
 from __future__ import annotations
 
 import argparse
 
-from . import install
+from . import install, update
 
 
 def add(commands: argparse._SubParsersAction) -> None:
@@ -18,6 +19,11 @@ def add(commands: argparse._SubParsersAction) -> None:
     setup = commands.add_parser("install", help="install the service on a Pi (as root)")
     install.add_arguments(setup)
     setup.set_defaults(run=install.run)
+    renew = commands.add_parser(
+        "update", help="a new version on a Pi, rolled back if the board is not healthy (as root)"
+    )
+    update.add_arguments(renew)
+    renew.set_defaults(run=update.run)
 
 
 def _show(args: argparse.Namespace) -> int:

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 
 from magboard.firmware import subcommands as firmware_commands
 from magboard.firmware.app.errors import CommandError
+from magboard.firmware.app.mqtt_discovery import software_version
 from magboard.firmware.games import GameError
 from magboard.firmware.profiles import ProfileError
 from magboard.hardware import subcommands as hardware_commands
@@ -31,6 +32,9 @@ BENCHES = {**firmware_commands.BENCHES, **sim_commands.BENCHES}
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="magboard", description=DESCRIPTION)
+    # The version the package was built with (from its source: hardware/versioning.py), the
+    # one MQTT discovery reports too.
+    parser.add_argument("--version", action="version", version=f"magboard {software_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     firmware_commands.add(commands)
     hardware_commands.add(commands)

@@ -17,6 +17,7 @@ made by typed commands as a person at the board would."""
 from __future__ import annotations
 
 import argparse
+import os
 import select
 import sys
 import time
@@ -24,6 +25,7 @@ from collections.abc import Callable
 
 from magboard.firmware.app.board_player import Thinking
 from magboard.firmware.app.maintenance import maintenance_file
+from magboard.firmware.app.notify import Notifier
 from magboard.firmware.app.run import (
     RunRequest,
     open_link,
@@ -32,6 +34,7 @@ from magboard.firmware.app.run import (
     print_event,
     request_of,
 )
+from magboard.firmware.app.service_report import ServiceReport, stop_on_sigterm
 from magboard.firmware.events import Event, LedFrame, Note
 from magboard.firmware.journal import Resume
 
@@ -73,11 +76,21 @@ def run_console(request: RunRequest, *, leds: bool = False) -> int:
     )
     serial_link = open_link(request.link, session.loop) if request.link else None
     mqtt = remote = None
+    # Under a service manager (systemd, or a test standing in for it), as `magboard run` is.
+    report = ServiceReport.from_environ(os.environ, session.loop)
+    notifier = Notifier.from_environ(os.environ)
+    if report is not None:
+        stop_on_sigterm()
     try:
         mqtt = open_mqtt(request.mqtt, session.loop) if request.mqtt else None
         remote = open_remote(request, session.loop) if request.remote else None
-        return _console(session, request.resume)
+        return _console(session, request.resume, report, notifier)
     finally:
+        if report is not None and session.loop.journal is not None:
+            report.stopped(session.loop.journal)
+        if notifier is not None:
+            notifier.stopping()
+            notifier.close()
         if serial_link is not None:
             serial_link.close()
         if mqtt is not None:
@@ -86,7 +99,12 @@ def run_console(request: RunRequest, *, leds: bool = False) -> int:
             remote.close()
 
 
-def _console(session: SimSession, resume: Resume | None) -> int:
+def _console(
+    session: SimSession,
+    resume: Resume | None,
+    report: ServiceReport | None = None,
+    notifier: Notifier | None = None,
+) -> int:
     actions = resume.actions if resume else ()
     position = session.initial
     for text in actions:  # a resumed game: the simulated pieces start where the journal says
@@ -94,6 +112,10 @@ def _console(session: SimSession, resume: Resume | None) -> int:
     session.lay_out(position)
     session.start(actions, resume.reserves if resume else None)
     hands = Hands(session)
+    if report is not None:
+        report.ready(resume)
+    if notifier is not None:
+        notifier.ready()
     print_event(Note(session.clock.now(), "simulated board ready: type 'help' for the commands"))
     started = time.monotonic()
     try:

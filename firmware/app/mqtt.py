@@ -313,7 +313,7 @@ class MqttLink:
             if message.retained:
                 raise Refused("a retained command (it would be carried out at every reconnect)")
             command = read_command(message.payload)
-            carry_out(command, self.loop, now)
+            carry_out(command, self.loop, now, authenticated=self.takes_commands)
             if isinstance(command, RunSelfTest):  # its report in the figures and heartbeat
                 self._usage_due = True
                 self._next_heartbeat = self.loop.board.clock.now()

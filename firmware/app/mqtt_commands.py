@@ -1,6 +1,7 @@
 """Commands a board takes on `magboard/<board-id>/command`: start a new game (the same, or another
-with its options), set the lights' level, run the self-test (for the person at the board), and
-take the board out of order or put it back.
+with its options), set the lights' level, run the self-test (for the person at the board), take
+the board out of order or put it back, and prepare an update (firmware/app/update_request.py:
+root carries it out).
 Someone at a desk runs a room of boards; nobody there can see the table, so a command is
 checked whole before anything changes, and one that cannot be carried out changes nothing and
 says why.
@@ -16,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from magboard.firmware.events import Note
 from magboard.firmware.games import GameError, get_game
 from magboard.firmware.lights import LevelError
 from magboard.firmware.profiles import ProfileError
@@ -23,6 +25,7 @@ from magboard.firmware.profiles import ProfileError
 from . import wiring
 from .loop import BoardLoop
 from .maintenance import MaintenanceError, set_in_service, set_out_of_order
+from .update_request import UpdateAsked, UpdateRefused, asked, leave_request
 
 MAX_COMMAND = 4096
 """Longest command message in bytes."""
@@ -30,6 +33,7 @@ FIELDS: Mapping[str, frozenset[str]] = {
     "new-game": frozenset({"game", "options"}),
     "brightness": frozenset({"level"}),
     "selftest": frozenset(),
+    "update": frozenset({"url", "sha256"}),
     "maintenance": frozenset({"on", "reason"}),
 }
 """Each command and the fields it takes besides `do`."""
@@ -67,7 +71,7 @@ class SetMaintenance:
     reason: str = ""
 
 
-Command = NewGame | SetLevel | RunSelfTest | SetMaintenance
+Command = NewGame | SetLevel | RunSelfTest | SetMaintenance | UpdateAsked
 
 
 def read_command(payload: bytes) -> Command:
@@ -96,6 +100,11 @@ def read_command(payload: bytes) -> Command:
         raise Refused(f"{name}: unknown field {_short(extra[0])}")
     if name == "selftest":
         return RunSelfTest()
+    if name == "update":
+        try:
+            return asked(data.get("url"), data.get("sha256"))
+        except UpdateRefused as error:
+            raise Refused(f"update: {error}") from None
     if name == "maintenance":
         on, reason = data.get("on"), data.get("reason", "")
         if not isinstance(on, bool):
@@ -118,8 +127,18 @@ def read_command(payload: bytes) -> Command:
     return NewGame(game, options)
 
 
-def carry_out(command: Command, loop: BoardLoop, now: float) -> None:
-    """Does `command` on the loop, or raises Refused having changed nothing."""
+def carry_out(
+    command: Command, loop: BoardLoop, now: float, *, authenticated: bool = False
+) -> None:
+    """Does `command` on the loop, or raises Refused having changed nothing. `authenticated`:
+    the command came over an authenticated broker connection (an update needs one)."""
+    if isinstance(command, UpdateAsked):
+        try:
+            request = leave_request(command, authenticated=authenticated)
+        except UpdateRefused as error:
+            raise Refused(f"update: {error}") from None
+        loop.emit(Note(now, f"update: {command.url} checked, left for root in {request}"))
+        return
     if isinstance(command, RunSelfTest):
         loop.selftest()
         return

@@ -35,6 +35,7 @@ from .mqtt_settings import POLL as MQTT_POLL
 from .mqtt_settings import MqttSettingError, MqttSettings, settings
 from .notify import Notifier
 from .selftest import default_button
+from .service_report import ServiceReport, stop_on_sigterm
 from .unattended import Unattended
 
 if TYPE_CHECKING:
@@ -204,7 +205,7 @@ def main(args: argparse.Namespace) -> int:
     request = request_of(args)
     board = open_pi_board(request.spec)
     notifier = Notifier.from_environ(os.environ)
-    link = mqtt = remote = None
+    link = mqtt = remote = report = None
     try:
         board.clock.sleep(BUTTONS_SETTLE)
         selftest_asked = default_button(request.spec) in board.held_buttons()
@@ -223,11 +224,16 @@ def main(args: argparse.Namespace) -> int:
         mqtt = open_mqtt(request.mqtt, table.loop) if request.mqtt else None
         remote = open_remote(request, table.loop) if request.remote else None
         _set_opponent(table.loop, request)
+        report = ServiceReport.from_environ(os.environ, table.loop)
+        if report is not None:
+            stop_on_sigterm()
         resume = request.resume
         table.loop.start(*((resume.actions, resume.reserves) if resume else ()))
         # What is made by now (drivers, tables, the rules' caches) lives as long as the board:
         # the collector leaves it alone, so a collection in play walks only what play made.
         gc.freeze()
+        if report is not None:  # what `magboard update` keeps a new version on
+            report.ready(resume)
         if notifier is not None:  # set up and lit: systemd may count the board as started
             table.loop.watchdog = notifier
             notifier.status(f"refereeing {request.game.title} on {request.spec.name}")
@@ -250,6 +256,8 @@ def main(args: argparse.Namespace) -> int:
             mqtt.close()
         if remote is not None:
             remote.close()
+        if report is not None:
+            report.stopped(request.journal)
         request.journal.close()
         board.close()
     return 0

@@ -8,7 +8,8 @@ Nothing of the project is changed for the machine: the installer, the unit and `
 are the repository's, run on Blinka, rpi-lgpio and lgpio as on a Pi. What differs is only what a
 real deployment may set itself:
 
-- the install runs from the repository's read-only share with the wheelhouse's share as its
+- the install runs from the repository's read-only share (its version recorded in it first:
+  `record_version`) with the wheelhouse's share as its
   package index (`--pip-args="--no-index --find-links /srv/wheels"`), as on a Pi without the
   internet; pip builds the project's cffi extension with the machine's gcc, as a Pi does;
 - a drop-in, /etc/systemd/system/magboard.service.d/hil.conf, written here and never by the
@@ -36,6 +37,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from magboard.hardware import versioning
 from magboard.sim.machine import build
 from magboard.sim.machine.vm import Machine, MachineError
 from magboard.sim.machine.world_link import STATE_DIR
@@ -82,6 +84,7 @@ class Installed:
 def install(machine: Machine, timeout: float = 1800) -> Installed:
     """Runs the repository's installer in the machine, as root, from the wheelhouse; raises
     MachineError, with what it said, if it fails."""
+    record_version()
     machine.run(["rm", "-f", PIP_LOG], check=True)
     command = [INSTALL, f"--pip-args={PIP_ARGS} --log {PIP_LOG}"]
     start = time.monotonic()
@@ -89,6 +92,15 @@ def install(machine: Machine, timeout: float = 1800) -> Installed:
     seconds = time.monotonic() - start
     log = machine.run(["sh", "-c", f"cat {PIP_LOG} 2>/dev/null || true"]).stdout
     return Installed(tuple(result.stdout.splitlines()), seconds, pip_phases(log))
+
+
+def record_version() -> str:
+    """The checkout's version, recorded in the share for the machine: its git may be absent, or
+    a worktree's .git name a path on this host only (hardware/versioning.py then reads the
+    record, which git ignores). The version, as the installer will find it."""
+    version = versioning.source_version(build.REPO)
+    versioning.record(build.REPO, version)
+    return version
 
 
 PHASES = {

@@ -27,66 +27,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from target_root import INSTALL_SH, OFFLINE, REPO, SUDO_PATH, needs_install, needs_tools, seed
 
 from magboard.hardware import install
 from magboard.host.cli import main as magboard
 
 pytestmark = pytest.mark.backend_free
 
-REPO = Path(__file__).resolve().parents[2]
-INSTALL_SH = REPO / "hardware" / "install.sh"
-SUDO_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-"""The PATH sudo gives a command on Debian and Raspberry Pi OS (secure_path)."""
-OFFLINE = ["--system-site-packages", "--pip-args=--no-index --no-build-isolation --no-deps"]
-SYSTEM_UNITS = Path("/usr/lib/systemd/system")
 WANTS_LINK = "/etc/systemd/system/multi-user.target.wants/magboard.service"
-SEED = {
-    "passwd": ("root:x:0:0:root:/root:/bin/bash\n", 0o644),
-    "group": ("root:x:0:\n", 0o644),
-    "shadow": ("root:*:19000:0:99999:7:::\n", 0o640),
-    "gshadow": ("root:*::\n", 0o640),
-}
-
-
-def missing_tools() -> str | None:
-    """Why the installer's system tools cannot run here, or None."""
-    if os.geteuid() != 0:
-        return "the installer must run as root (useradd, chown): run the tests as root"
-    for tool in ("systemd-analyze", "useradd", "groupadd", "usermod"):
-        if shutil.which(tool, path=SUDO_PATH) is None:
-            return f"{tool} is missing (`make systemd` installs it)"
-    return None
-
-
-def missing_offline_build() -> str | None:
-    """Why pip cannot build the project here without the network, or None."""
-    python3 = shutil.which("python3", path=SUDO_PATH)
-    probe = "import venv, ensurepip, setuptools, wheel, cffi"
-    if python3 is None or subprocess.run([python3, "-c", probe], capture_output=True).returncode:
-        return (
-            f"the offline install builds with {python3 or 'python3'}'s own venv, setuptools, "
-            "wheel and cffi: apt install python3-venv python3-wheel python3-cffi "
-            "(`make systemd` does)"
-        )
-    return None
-
-
-TOOLS_MISSING = missing_tools()
-SKIP_INSTALL = TOOLS_MISSING or missing_offline_build()
-needs_tools = pytest.mark.skipif(TOOLS_MISSING is not None, reason=str(TOOLS_MISSING))
-needs_install = pytest.mark.skipif(SKIP_INSTALL is not None, reason=str(SKIP_INSTALL))
-
-
-def seed(root: Path) -> Path:
-    """A target root as a fresh system has it: the account files with root alone, and systemd's
-    own units, which `systemd-analyze verify --root` resolves the unit's dependencies in."""
-    (root / "etc").mkdir(parents=True)
-    for name, (text, mode) in SEED.items():
-        (root / "etc" / name).write_text(text)
-        (root / "etc" / name).chmod(mode)
-    if SYSTEM_UNITS.is_dir():
-        shutil.copytree(SYSTEM_UNITS, root / SYSTEM_UNITS.relative_to("/"), symlinks=True)
-    return root
+UPDATE_WANTS_LINK = "/etc/systemd/system/paths.target.wants/magboard-update.path"
+UNITS = ("magboard.service", "magboard-update.service", "magboard-update.path")
 
 
 def snapshot(root: Path) -> dict[str, tuple]:
@@ -146,7 +96,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
 
     first = run(str(INSTALL_SH), "--root", str(root), *OFFLINE)
     games = run(str(root / "opt/magboard/.venv/bin/magboard"), "games")
-    verify = run("systemd-analyze", "verify", f"--root={root}", "magboard.service")
+    verify = run("systemd-analyze", "verify", f"--root={root}", *UNITS)
     before = snapshot(root)
     second = run(str(INSTALL_SH), "--root", str(root), *OFFLINE)
     return Installed(root, first, second, before, snapshot(root), games, verify)
@@ -159,12 +109,15 @@ def first_run(root: Path) -> list[str]:
         "created group i2c",
         "created group spi",
         "created user magboard in gpio, i2c, spi",
-        f"created {root}/opt/magboard/.venv",
-        f"created magboard {project_version()} in {root}/opt/magboard/.venv",
+        f"created {root}/opt/magboard/.venv -> venv-a",
+        f"created magboard {project_version()} in {root}/opt/magboard/venv-a",
         f"created {root}/etc/magboard/magboard.toml",
         f"created {root}/var/lib/magboard (owner magboard, mode 0750)",
         f"created {root}/etc/systemd/system/magboard.service",
+        f"created {root}/etc/systemd/system/magboard-update.service",
+        f"created {root}/etc/systemd/system/magboard-update.path",
         f"created {root}{WANTS_LINK}",
+        f"created {root}{UPDATE_WANTS_LINK}",
     ]
 
 
@@ -178,7 +131,7 @@ def test_the_first_run_creates_every_step(installed: Installed) -> None:
 def test_the_second_run_changes_nothing(installed: Installed) -> None:
     assert (installed.second.returncode, installed.second.stderr) == (0, "")
     lines = installed.second.stdout.splitlines()
-    assert len(lines) == 10
+    assert len(lines) == 13
     assert all(line.startswith("unchanged ") for line in lines), lines
     changed = sorted(
         path
@@ -238,11 +191,14 @@ def test_the_state_directory(installed: Installed) -> None:
 
 @needs_install
 def test_the_unit_is_installed_enabled_and_verifies(installed: Installed) -> None:
-    unit = installed.root / "etc/systemd/system/magboard.service"
-    assert unit.read_bytes() == (REPO / "hardware/magboard.service").read_bytes()
-    assert stat.S_IMODE(unit.stat().st_mode) == 0o644
+    for name in UNITS:
+        unit = installed.root / "etc/systemd/system" / name
+        assert unit.read_bytes() == (REPO / "hardware" / name).read_bytes()
+        assert stat.S_IMODE(unit.stat().st_mode) == 0o644
     link = installed.root / WANTS_LINK.lstrip("/")
     assert os.readlink(link) == "/etc/systemd/system/magboard.service"
+    update_link = installed.root / UPDATE_WANTS_LINK.lstrip("/")
+    assert os.readlink(update_link) == "/etc/systemd/system/magboard-update.path"
     # verify warns on stderr and still exits 0 for an unknown key or a bad value: both must be
     # silent.
     assert (installed.verify.returncode, installed.verify.stderr, installed.verify.stdout) == (
@@ -277,6 +233,20 @@ def test_the_unit_asks_for_what_the_service_needs() -> None:
     assert "BLINKA_SKIP_DEPENDENCY_CHECK=1" in service["Environment"]
 
 
+def test_the_update_units_hand_the_services_request_to_root() -> None:
+    """The path unit watches the request the unprivileged service leaves in its state
+    directory (firmware/app/update_request.py); the oneshot it starts runs the updater."""
+    path = unit_settings((REPO / "hardware/magboard-update.path").read_text(), "Path")
+    assert path == {
+        "PathExists": "/var/lib/magboard/update/request.json",
+        "Unit": "magboard-update.service",
+    }
+    service = unit_settings((REPO / "hardware/magboard-update.service").read_text(), "Service")
+    assert service["Type"] == "oneshot"
+    assert service["ExecStart"] == "/opt/magboard/.venv/bin/magboard update --request"
+    assert "User" not in service, "root: it writes /opt and restarts magboard.service"
+
+
 def unit_settings(text: str, section: str) -> dict[str, str]:
     settings: dict[str, str] = {}
     current = ""
@@ -291,7 +261,8 @@ def unit_settings(text: str, section: str) -> dict[str, str]:
 
 
 def project_version() -> str:
-    return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    """The version the checkout tells (git describe), not a string frozen in a file."""
+    return install.source_version(REPO)
 
 
 # The steps one at a time, where the full run does not reach.
@@ -606,3 +577,48 @@ def test_a_state_directory_that_is_read_only_too_is_a_journal_fault(tmp_path: Pa
     events = run_read_only(tmp_path, [runtime, private], "play b2\nquit\n")
     assert [e["actions"] for e in events if e["type"] == "move"] == [["b2"]]
     assert any(e["type"] == "fault" and e.get("kind") == "journal" for e in events), events
+
+
+def test_an_environment_installed_before_slots_is_moved_into_the_first(tmp_path: Path) -> None:
+    """A board installed with /opt/magboard/.venv a directory keeps it, as venv-a behind the
+    link the unit runs through."""
+    venv = tmp_path / "opt/magboard/.venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin/magboard").write_text("#!/opt/magboard/.venv/bin/python\n")
+    steps = [install.ensure_venv(target(tmp_path)) for _ in range(2)]
+    assert [str(step) for step in steps] == [
+        f"updated {venv} -> venv-a (the environment moved there)",
+        f"unchanged {venv} -> venv-a",
+    ]
+    assert os.readlink(venv) == "venv-a"
+    assert (tmp_path / "opt/magboard/venv-a/bin/magboard").read_text().startswith("#!/opt")
+
+
+@needs_install
+def test_a_new_commit_is_installed_over_the_old(tmp_path: Path) -> None:
+    """The issue this version scheme closes: a changed source, run again, is installed (not
+    "unchanged magboard 0.1.0"), in place in the environment the unit runs."""
+    root = seed(tmp_path / "root")
+    env = {"PATH": SUDO_PATH, "HOME": str(tmp_path), "PIP_CONFIG_FILE": os.devnull}
+    newer = tmp_path / "newer"
+    shutil.copytree(REPO, newer, ignore=shutil.ignore_patterns(*install.BUILD_LITTER))
+    (newer / "magboard.version").write_text("0.1.0.post999+g0123456\n")
+
+    def run(source: Path) -> list[str]:
+        argv = [str(INSTALL_SH), "--root", str(root), "--source", str(source), *OFFLINE]
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return [line for line in done.stdout.splitlines() if " magboard 0." in line]
+
+    assert run(REPO) == [f"created magboard {project_version()} in {root}/opt/magboard/venv-a"]
+    assert run(newer) == [
+        f"updated magboard 0.1.0.post999+g0123456 in {root}/opt/magboard/venv-a "
+        f"(was {project_version()})"
+    ]
+    said = subprocess.run(
+        [str(root / "opt/magboard/.venv/bin/magboard"), "--version"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert said.stdout == "magboard 0.1.0.post999+g0123456\n"

@@ -5,6 +5,10 @@ fails with one clear line and systemd starts it again every few seconds; with th
 the kernel's character devices (`python -m magboard.sim.chardev`, where this tree has it) the
 service says READY=1 and reports to the machine's broker, which the host reads.
 
+At the end, `magboard update` under real systemd: a good version (a copy of this tree with a
+version of its own) kept, a version whose `run` never becomes ready rolled back by itself, and
+an update request left in the state directory carried out by magboard-update.path.
+
 The tests share one machine and run in this file's order, each on what the one before left.
 The setup between the two installs (sim/machine/deploy.py) is an operator's: the unit's drop-in
 (environment only: the header's GPIO chip is the simulated board's) and the configuration file.
@@ -18,13 +22,13 @@ import itertools
 import json
 import threading
 import time
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
 
+from magboard.hardware import versioning
 from magboard.sim.machine import deploy
 from magboard.sim.machine.vm import Machine
 from magboard.sim.machine.world_link import BOARD_SERVICE, install_board_unit
@@ -32,7 +36,9 @@ from magboard.sim.machine.world_link import BOARD_SERVICE, install_board_unit
 REPO = Path(__file__).resolve().parents[2]
 MQTT = 1883
 BOARD_ID = "hil"
-VERSION = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+VERSION = versioning.source_version(REPO)
+"""The checkout's version (hardware/versioning.py), as the installer in the machine finds it."""
+UPDATE_PIP_ARGS = f"--pip-args={deploy.PIP_ARGS}"
 NOT_A_BOARD = "magboard: cannot start board mini: No Hardware I2C on (scl,sda)=(3, 2)"
 """What the service says when nothing serves /dev/i2c-1 (Blinka finds no bus at the pins)."""
 HARDENING = {
@@ -97,12 +103,15 @@ def test_the_first_install_creates_what_a_fresh_pi_lacks(first: deploy.Installed
         "unchanged group i2c",
         "unchanged group spi",
         "created user magboard in gpio, i2c, spi",
-        f"created {venv}",
-        f"created magboard {VERSION} in {venv}",
+        f"created {venv} -> venv-a",
+        f"created magboard {VERSION} in /opt/magboard/venv-a",
         "created /etc/magboard/magboard.toml",
         "created /var/lib/magboard (owner magboard, mode 0750)",
         "created /etc/systemd/system/magboard.service",
+        "created /etc/systemd/system/magboard-update.service",
+        "created /etc/systemd/system/magboard-update.path",
         "created /etc/systemd/system/multi-user.target.wants/magboard.service",
+        "created /etc/systemd/system/paths.target.wants/magboard-update.path",
     ]
     assert {"pip", "build dependencies", "wheel", "install"} <= first.phases.keys()
 
@@ -128,8 +137,12 @@ def test_the_unit_is_the_repositorys_enabled_and_verified(
     unit = machine.run(["cat", "/etc/systemd/system/magboard.service"], check=True).stdout
     assert unit == (REPO / "hardware/magboard.service").read_text()
     assert machine.run(["systemctl", "is-enabled", "magboard"]).stdout.strip() == "enabled"
+    path_unit = machine.run(["systemctl", "is-enabled", "magboard-update.path"]).stdout.strip()
+    assert path_unit == "enabled"
+    assert show(machine, "ActiveState", unit="magboard-update.path")["ActiveState"] == "active"
     # With the drop-in: verify warns on stderr, still exiting 0, of anything it dislikes.
-    verify = machine.run(["systemd-analyze", "verify", "magboard.service"], timeout=120)
+    units = ["magboard.service", "magboard-update.service", "magboard-update.path"]
+    verify = machine.run(["systemd-analyze", "verify", *units], timeout=120)
     assert (verify.rc, verify.stderr, verify.stdout) == (0, "", "")
     drop_in = machine.run(["cat", deploy.DROP_IN], check=True).stdout
     settings = [line for line in drop_in.splitlines() if line and not line.startswith("#")]
@@ -308,11 +321,140 @@ def test_r1_with_its_interrupt_lines_is_ready_too(
         deploy.write_config(machine, "mini", mqtt="mqtt://localhost", board_id=BOARD_ID)
 
 
+# Updates under real systemd, on the board served as above.
+
+GOOD, NEVER_READY, REQUESTED = "0.2.0", "0.3.0", "0.4.0"
+
+
+def copy_of_this_tree(machine: Machine, name: str, version: str) -> str:
+    """A copy of the shared tree in the machine, without git, with `version` recorded in it."""
+    tree = f"/var/tmp/{name}"
+    machine.run(["rm", "-rf", tree], check=True)
+    litter = " ".join(f"--exclude='{name}'" for name in (".git", ".venv", "build", "*.so"))
+    copy = f"mkdir {tree} && cd {deploy.SOURCE} && tar {litter} -cf - . | "
+    machine.run(["sh", "-c", f"{copy}tar -C {tree} -xf -"], timeout=300, check=True)
+    deploy.write(machine, f"{tree}/magboard.version", version + "\n")
+    return tree
+
+
+def service_report(machine: Machine) -> dict:
+    return json.loads(machine.run(["cat", "/var/lib/magboard/service.json"], check=True).stdout)
+
+
+def attempts(machine: Machine) -> list[dict]:
+    said = machine.run(["cat", "/var/lib/magboard/updates.jsonl"], check=True).stdout
+    return [json.loads(line) for line in said.splitlines()]
+
+
+@pytest.fixture(scope="module")
+def serving(machine: Machine, second: deploy.Installed) -> Iterator[None]:
+    """The board served and the service running on it, as a board in use."""
+    machine.run(["systemctl", "start", BOARD_SERVICE], timeout=120, check=True)
+    try:
+        machine.run(["systemctl", "start", "magboard"], timeout=300).check()
+        yield
+    finally:
+        machine.run(["systemctl", "stop", "magboard", BOARD_SERVICE], timeout=120)
+
+
+def test_an_update_that_comes_up_healthy_is_kept(
+    machine: Machine, serving: None, timings: list[str]
+) -> None:
+    before = service_report(machine)
+    assert (before["state"], before["version"]) == ("ready", VERSION)
+    tree = copy_of_this_tree(machine, "good", GOOD)
+    start = time.monotonic()
+    done = machine.run(["/opt/magboard/.venv/bin/magboard", "update", tree, UPDATE_PIP_ARGS],
+                       timeout=1800)  # fmt: skip
+    assert done.rc == 0, done.stderr + done.stdout + journal(machine)
+    timings.append(f"magboard update, kept: {time.monotonic() - start:.0f} s")
+    assert done.stdout.splitlines()[-1].startswith(f"update {VERSION} -> {GOOD}: kept (ready")
+    assert machine.run(["readlink", "/opt/magboard/.venv"], check=True).stdout.strip() == "venv-b"
+    said = machine.run(["/opt/magboard/.venv/bin/magboard", "--version"], check=True).stdout
+    assert said.strip() == f"magboard {GOOD}"
+    assert show(machine, "ActiveState")["ActiveState"] == "active"
+    after = service_report(machine)
+    assert (after["state"], after["version"], after["faults"]) == ("ready", GOOD, [])
+    assert after["game"]["game"] == "tic-tac-toe", "the game the old version left, resumed"
+    last = attempts(machine)[-1]
+    assert (last["source"], last["from"], last["to"], last["result"]) == (
+        tree,
+        VERSION,
+        GOOD,
+        "kept",
+    )
+    assert last["why"].startswith("ready, its start-up check clean, tic-tac-toe after")
+
+
+def test_an_update_that_never_becomes_ready_is_rolled_back(
+    machine: Machine, serving: None, timings: list[str]
+) -> None:
+    before = service_report(machine)
+    tree = copy_of_this_tree(machine, "never-ready", NEVER_READY)
+    run_py = f"{tree}/firmware/app/run.py"
+    line = "    board = open_pi_board(request.spec)"
+    assert line in machine.run(["cat", run_py], check=True).stdout.splitlines()
+    # `magboard run` exits at start: never READY=1, started again and again by Restart=always.
+    machine.run(["sed", "-i", f"s/^{line}$/    raise SystemExit(3)/", run_py], check=True)
+    start = time.monotonic()
+    done = machine.run(
+        ["/opt/magboard/.venv/bin/magboard", "update", tree, UPDATE_PIP_ARGS, "--timeout", "60"],
+        timeout=1800,
+    )
+    assert done.rc == 1, done.stderr + done.stdout + journal(machine)
+    timings.append(f"magboard update, rolled back: {time.monotonic() - start:.0f} s")
+    last = done.stdout.splitlines()[-1]
+    assert last == f"update {GOOD} -> {NEVER_READY}: rolled back (not ready within 60 s)"
+    assert machine.run(["readlink", "/opt/magboard/.venv"], check=True).stdout.strip() == "venv-b"
+    assert show(machine, "ActiveState")["ActiveState"] == "active"
+    after = service_report(machine)
+    assert (after["state"], after["version"]) == ("ready", GOOD)
+    assert after["game"] == before["game"], "the journal intact, the same game resumed"
+    assert [a["result"] for a in attempts(machine)[-2:]] == ["kept", "rolled back"]
+
+
+def test_a_request_left_by_the_service_is_carried_out_by_the_path_unit(
+    machine: Machine, serving: None
+) -> None:
+    """What the service does for `{"do": "update", ...}` over an authenticated broker (the
+    machine's is open, so the request is written here as the service writes it)."""
+    tree = copy_of_this_tree(machine, "requested", REQUESTED)
+    wheels = "/var/tmp/requested-wheel"
+    machine.run(["rm", "-rf", wheels], check=True)
+    build_wheel = [f"{deploy.VENV}/bin/python", "-m", "pip", "wheel", "--no-deps", "--quiet",
+                   *deploy.PIP_ARGS.split(), "-w", wheels, tree]  # fmt: skip
+    machine.run(build_wheel, timeout=1800).check()
+    wheel = machine.run(["sh", "-c", f"ls {wheels}"], check=True).stdout.strip()
+    digest = machine.run(["sha256sum", f"{wheels}/{wheel}"], check=True).stdout.split()[0]
+    request = json.dumps({"wheel": wheel, "sha256": digest, "url": f"file://{wheels}/{wheel}"})
+    script = (
+        f"install -d -o magboard -g magboard -m 0750 /var/lib/magboard/update && "
+        f"install -o magboard -g magboard -m 0644 {wheels}/{wheel} /var/lib/magboard/update/ && "
+        f"printf '%s' '{request}' > /var/lib/magboard/update/.request && "
+        "mv /var/lib/magboard/update/.request /var/lib/magboard/update/request.json"
+    )
+    # The machine is offline: the update unit's pip is told the wheelhouse, as a Pi without
+    # the internet is (hardware/magboard-update.service).
+    deploy.write(machine, "/etc/magboard/update.env", f"MAGBOARD_PIP_ARGS={deploy.PIP_ARGS}\n")
+    count = len(attempts(machine))
+    machine.run(["sh", "-c", script], check=True)
+    deadline = time.monotonic() + 1800
+    while len(attempts(machine)) == count:
+        assert time.monotonic() < deadline, machine.run(
+            ["journalctl", "-u", "magboard-update", "--no-pager"]
+        ).stdout
+        time.sleep(5)
+    assert attempts(machine)[-1]["to"] == REQUESTED
+    assert attempts(machine)[-1]["result"] == "kept", attempts(machine)[-1]
+    assert service_report(machine)["version"] == REQUESTED
+    assert machine.run(["test", "-e", "/var/lib/magboard/update/request.json"]).rc == 1
+
+
 # Helpers.
 
 
-def show(machine: Machine, *names: str) -> dict[str, str]:
-    argv = ["systemctl", "show", "magboard", *(f"--property={name}" for name in names)]
+def show(machine: Machine, *names: str, unit: str = "magboard") -> dict[str, str]:
+    argv = ["systemctl", "show", unit, *(f"--property={name}" for name in names)]
     lines = machine.run(argv, check=True).stdout.splitlines()
     return dict(line.split("=", 1) for line in lines if "=" in line)
 
