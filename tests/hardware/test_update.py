@@ -181,6 +181,9 @@ class Story:
     request_status: int
     request_left: bool
     cut_short: CutShort
+    requests_owner: tuple[int, int]
+    """The owner of the directory the marker is kept in, where the service leaves requests."""
+    state_owner: tuple[int, int]
     attempts: list[dict]
 
 
@@ -318,8 +321,15 @@ def story(tmp_path_factory: pytest.TempPathFactory) -> Story:
         status,
         left,
         cut_short,
+        owner(state / "update"),
+        owner(state),
         [json.loads(line) for line in (state / update.ATTEMPTS).read_text().splitlines()],
     )
+
+
+def owner(path: Path) -> tuple[int, int]:
+    found = path.stat()
+    return found.st_uid, found.st_gid
 
 
 def build_wheel(tmp: Path, tree: Path) -> Path:
@@ -340,7 +350,7 @@ def build_wheel(tmp: Path, tree: Path) -> Path:
 def leave_request(state: Path, wheel: Path) -> None:
     """The wheel and the request, as firmware/app/update_request.py leaves them."""
     requests = state / "update"
-    requests.mkdir()
+    requests.mkdir(exist_ok=True)  # the updates before made it, for their marker
     shutil.copy(wheel, requests / wheel.name)
     digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
     url = f"https://hub.local/{wheel.name}"
@@ -459,6 +469,13 @@ def test_an_update_cut_short_goes_back_to_the_old_version_at_the_next_boot(story
     assert after.running
     assert after.report is not None and after.report.version == "0.2.1"
     assert after.report.game == story.before.game, "the old version resumes the game"
+
+
+@needs_install
+def test_the_marker_leaves_the_update_directory_the_services(story: Story) -> None:
+    """The first update made the directory for its marker; the service still leaves its
+    requests there."""
+    assert story.requests_owner == story.state_owner != (0, 0)
 
 
 # The script alone, on a board of two environments that hold nothing but their metadata.
