@@ -39,7 +39,12 @@ setup(
     cmdclass={"sdist": sdist_with_version},
     packages=packages,
     package_data={
-        "magboard.hardware": ["boards/*.toml", "magboard.service", "magboard-update.*"],
+        "magboard.hardware": [
+            "boards/*.toml",
+            "magboard.service",
+            "magboard-update.*",
+            "magboard-unchecked.*",
+        ],
         "magboard.sim": ["web/*.html", "web/*.js", "web/*.css"],
         "magboard.rules": ["*.md"],
         "magboard.firmware.engine": ["tables/*.bin"],

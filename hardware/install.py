@@ -18,7 +18,11 @@ changes only what is missing or differs, printing one line: "created …", "upda
 - /var/lib/magboard, the journal's directory, owned by magboard, mode 0750;
 - /etc/systemd/system/magboard.service from hardware/magboard.service, and enabled;
 - magboard-update.service and magboard-update.path beside it, the path unit enabled: it starts
-  `magboard update --request` when the service leaves an update asked for over MQTT.
+  `magboard update --request` when the service leaves an update asked for over MQTT;
+- /opt/magboard/bin/magboard-unchecked from hardware/magboard-unchecked.sh, and
+  magboard-unchecked.service, enabled, which runs it at boot before the service: an update cut
+  short between its switch and its verdict (a power cut) goes back to the old version. A shell
+  script, so that it needs neither environment's Python; under /opt, so that /usr stays unwritten.
 
 `--root DIR` puts every path under DIR, for a test or an image being prepared: useradd and
 systemctl have a --root of their own, and owners are the uids found in DIR/etc/passwd. A
@@ -73,6 +77,10 @@ UNIT = f"/etc/systemd/system/{UNIT_NAME}"
 UNIT_SOURCE = "hardware/magboard.service"
 UPDATE_UNITS = ("magboard-update.service", "magboard-update.path")
 """The updates asked for from afar: the path unit, enabled, starts the service on a request."""
+UNCHECKED_UNIT = "magboard-unchecked.service"
+"""At boot, before the service: the environment an update cut short left unchecked, taken back."""
+UNCHECKED_SCRIPT = "/opt/magboard/bin/magboard-unchecked"
+"""What that unit runs: hardware/magboard-unchecked.sh, where a read-only /usr does not matter."""
 HERE = Path(__file__).resolve().parent
 BUILD_LITTER = (
     ".git",
@@ -289,8 +297,11 @@ def install(target: Target) -> Iterator[Step]:
     yield ensure_unit(target)
     for name in UPDATE_UNITS:
         yield ensure_unit(target, name)
+    yield ensure_unchecked_script(target)
+    yield ensure_unit(target, UNCHECKED_UNIT)
     yield ensure_enabled(target, shutil.which("systemctl"))
     yield ensure_enabled(target, shutil.which("systemctl"), UPDATE_UNITS[1])
+    yield ensure_enabled(target, shutil.which("systemctl"), UNCHECKED_UNIT)
 
 
 # Users and groups: looked up in the root's own files, so that --root sees its own.
@@ -480,15 +491,28 @@ def ensure_state_dir(target: Target, account: Account) -> Step:
 
 def ensure_unit(target: Target, name: str = UNIT_NAME) -> Step:
     unit = target.path(f"/etc/systemd/system/{name}")
-    text = (target.source / "hardware" / name).read_bytes()
-    if unit.exists() and unit.read_bytes() == text and stat.S_IMODE(unit.stat().st_mode) == 0o644:
-        return Step(Change.UNCHANGED, str(unit))
-    change = Change.UPDATED if unit.exists() else Change.CREATED
-    unit.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-    write_file(unit, text, 0o644)
+    change = copy_file((target.source / "hardware" / name).read_bytes(), unit, 0o644)
+    if change is Change.UNCHANGED:
+        return Step(change, str(unit))
     if target.live and Path("/run/systemd/system").is_dir():
         command(["systemctl", "daemon-reload"], "systemctl daemon-reload")
     return Step(change, str(unit))
+
+
+def ensure_unchecked_script(target: Target) -> Step:
+    script = target.path(UNCHECKED_SCRIPT)
+    text = (target.source / "hardware" / "magboard-unchecked.sh").read_bytes()
+    return Step(copy_file(text, script, 0o755), str(script))
+
+
+def copy_file(content: bytes, path: Path, mode: int) -> Change:
+    """`path` with `content` and `mode`, written only where it differs."""
+    if path.exists() and path.read_bytes() == content and stat.S_IMODE(path.stat().st_mode) == mode:
+        return Change.UNCHANGED
+    change = Change.UPDATED if path.exists() else Change.CREATED
+    path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+    write_file(path, content, mode)
+    return change
 
 
 def ensure_enabled(target: Target, systemctl: str | None, name: str = UNIT_NAME) -> Step:

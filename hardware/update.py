@@ -16,6 +16,14 @@ names. Then:
 4. otherwise it is stopped, the link switched back and the old version started again, and the
    update exits with status 1 saying why.
 
+From just before the switch until the verdict (kept or rolled back) a marker in the state
+directory, update/unchecked, names the environment to go back to. If the power goes (or the
+update is killed) in between, the board would come up on a version nobody checked: at the next
+boot magboard-unchecked.service, before the service, runs hardware/magboard-unchecked.sh, which
+switches the link back and records the attempt as rolled back. It is plain sh, as the new
+version may be too broken to run its own Python. An update that finds the marker (cut short,
+then tried again before a reboot) runs the same script first, the service stopped around it.
+
 Each attempt (when, from, to, the result and why) is a JSON line in
 /var/lib/magboard/updates.jsonl, for the operator and the fleet. A board takes an update from
 afar by leaving a request in /var/lib/magboard/update/ (firmware/app/update_request.py): the
@@ -57,6 +65,12 @@ ATTEMPTS = "updates.jsonl"
 REQUESTS = "update"
 """The directory in the state directory where the service leaves a request from afar."""
 REQUEST = "request.json"
+UNCHECKED = "unchecked"
+"""In that directory, from just before the switch until the verdict: the slot to go back to."""
+UNCHECKED_SCRIPT = Path(__file__).resolve().parent / "magboard-unchecked.sh"
+"""What takes an update cut short back, here as at boot (installed as install.UNCHECKED_SCRIPT)."""
+CUT_SHORT = "the power went before the new version was checked"
+"""Why the script records such an attempt as rolled back."""
 LOCK = "update.lock"
 DEFAULT_TIMEOUT = 120.0
 """Seconds the new version has to report itself ready (a Pi 3 starts it in about 15)."""
@@ -77,7 +91,8 @@ class Result(Enum):
 @dataclass(frozen=True)
 class Attempt:
     wall: float
-    source: str
+    source: str | None
+    """None in an attempt the script took back: the marker does not name the source."""
     old: str | None
     new: str | None
     result: Result
@@ -145,6 +160,7 @@ class Updater:
         link = self.target.path(VENV)
         if not link.is_symlink():
             raise UpdateError(f"{link} is not a link to an environment: run `magboard install`")
+        self.take_back_unchecked()
         current = link.resolve()
         slots = [self.target.path(slot) for slot in SLOTS]
         spare = next(slot for slot in slots if slot != current)
@@ -159,15 +175,49 @@ class Updater:
         before = service_health.read(self.state_dir)
         if before is not None and before.state is not ServiceState.STOPPED:
             before = None  # not a clean stop: which game it left is not known
+        self._mark_unchecked(current.name)
         why = self._switch_and_check(link, spare.name, new, before)
         if why is None:
+            self._checked()
             return self._record(what, old, new, Result.KEPT, self._kept(before))
         self.out(f"switching {link} back to {current.name}: {why}")
         self.manager.stop()
         back = self._switch_and_check(link, current.name, old, before)
+        self._checked()
         if back is not None:
             why += f"; and the old version, back, is not healthy either: {back}"
         return self._record(what, old, new, Result.ROLLED_BACK, why)
+
+    def take_back_unchecked(self) -> None:
+        """An update cut short before its verdict (its marker still there) taken back as the
+        next boot would: the service stopped, the script run, the service started again."""
+        if not (self.state_dir / REQUESTS / UNCHECKED).exists():
+            return
+        self.out("an update was cut short before its verdict: taking it back first")
+        self.manager.stop()
+        root = "" if self.target.live else str(self.target.root)
+        done = subprocess.run(["sh", str(UNCHECKED_SCRIPT), root], capture_output=True, text=True)
+        for line in done.stderr.splitlines():
+            self.out(line)
+        self.manager.start(self.timeout)
+        if done.returncode != 0:
+            raise UpdateError("nothing switched: the update cut short could not be taken back")
+
+    def _mark_unchecked(self, slot: str) -> None:
+        """The marker, on the card before the switch: written aside, synced, renamed, and the
+        rename synced too."""
+        directory = self.state_dir / REQUESTS
+        if not directory.is_dir():
+            directory.mkdir(mode=0o750)
+            owner = self.state_dir.stat()  # the service leaves its requests in it too
+            os.chown(directory, owner.st_uid, owner.st_gid)
+        install.write_file(directory / UNCHECKED, f"{slot}\n".encode(), 0o644)
+        sync_directory(directory)
+
+    def _checked(self) -> None:
+        directory = self.state_dir / REQUESTS
+        (directory / UNCHECKED).unlink(missing_ok=True)
+        sync_directory(directory)
 
     def _prepare(self, spare: Path, source: Path, current: Path) -> str:
         """The spare environment, made afresh, with `source` in it; its version."""
@@ -216,6 +266,15 @@ class Updater:
             file.write(attempt.to_json() + "\n")
         self.out(str(attempt))
         return attempt
+
+
+def sync_directory(directory: Path) -> None:
+    """A rename or an unlink in `directory` on the card, not only in the cache."""
+    descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
 
 
 def unhealthy(

@@ -36,7 +36,13 @@ pytestmark = pytest.mark.backend_free
 
 WANTS_LINK = "/etc/systemd/system/multi-user.target.wants/magboard.service"
 UPDATE_WANTS_LINK = "/etc/systemd/system/paths.target.wants/magboard-update.path"
-UNITS = ("magboard.service", "magboard-update.service", "magboard-update.path")
+UNCHECKED_WANTS_LINK = "/etc/systemd/system/multi-user.target.wants/magboard-unchecked.service"
+UNITS = (
+    "magboard.service",
+    "magboard-update.service",
+    "magboard-update.path",
+    "magboard-unchecked.service",
+)
 
 
 def snapshot(root: Path) -> dict[str, tuple]:
@@ -116,8 +122,11 @@ def first_run(root: Path) -> list[str]:
         f"created {root}/etc/systemd/system/magboard.service",
         f"created {root}/etc/systemd/system/magboard-update.service",
         f"created {root}/etc/systemd/system/magboard-update.path",
+        f"created {root}/opt/magboard/bin/magboard-unchecked",
+        f"created {root}/etc/systemd/system/magboard-unchecked.service",
         f"created {root}{WANTS_LINK}",
         f"created {root}{UPDATE_WANTS_LINK}",
+        f"created {root}{UNCHECKED_WANTS_LINK}",
     ]
 
 
@@ -131,7 +140,7 @@ def test_the_first_run_creates_every_step(installed: Installed) -> None:
 def test_the_second_run_changes_nothing(installed: Installed) -> None:
     assert (installed.second.returncode, installed.second.stderr) == (0, "")
     lines = installed.second.stdout.splitlines()
-    assert len(lines) == 13
+    assert len(lines) == 16
     assert all(line.startswith("unchanged ") for line in lines), lines
     changed = sorted(
         path
@@ -199,6 +208,11 @@ def test_the_unit_is_installed_enabled_and_verifies(installed: Installed) -> Non
     assert os.readlink(link) == "/etc/systemd/system/magboard.service"
     update_link = installed.root / UPDATE_WANTS_LINK.lstrip("/")
     assert os.readlink(update_link) == "/etc/systemd/system/magboard-update.path"
+    unchecked_link = installed.root / UNCHECKED_WANTS_LINK.lstrip("/")
+    assert os.readlink(unchecked_link) == "/etc/systemd/system/magboard-unchecked.service"
+    script = installed.root / "opt/magboard/bin/magboard-unchecked"
+    assert script.read_bytes() == (REPO / "hardware/magboard-unchecked.sh").read_bytes()
+    assert stat.S_IMODE(script.stat().st_mode) == 0o755
     # verify warns on stderr and still exits 0 for an unknown key or a bad value: both must be
     # silent.
     assert (installed.verify.returncode, installed.verify.stderr, installed.verify.stdout) == (
@@ -245,6 +259,26 @@ def test_the_update_units_hand_the_services_request_to_root() -> None:
     assert service["Type"] == "oneshot"
     assert service["ExecStart"] == "/opt/magboard/.venv/bin/magboard update --request"
     assert "User" not in service, "root: it writes /opt and restarts magboard.service"
+
+
+def test_an_update_cut_short_is_taken_back_before_the_service_starts() -> None:
+    """At boot, only when `magboard update` left its marker, and by a script that needs no
+    Python, installed where a read-only /usr does not matter."""
+    text = (REPO / "hardware/magboard-unchecked.service").read_text()
+    assert unit_settings(text, "Unit") == {
+        "Description": "magboard update cut short, rolled back",
+        "ConditionPathExists": "/var/lib/magboard/update/unchecked",
+        "RequiresMountsFor": "/var/lib/magboard /opt/magboard",
+        "Before": "magboard.service",
+    }
+    assert unit_settings(text, "Service") == {
+        "Type": "oneshot",
+        "ExecStart": "/opt/magboard/bin/magboard-unchecked",
+    }
+    assert unit_settings(text, "Install") == {"WantedBy": "multi-user.target"}
+    script = (REPO / "hardware/magboard-unchecked.sh").read_text()
+    assert script.startswith("#!/bin/sh\n")
+    assert "bin/python" not in script and "bin/magboard" not in script, "nothing of either"
 
 
 def unit_settings(text: str, section: str) -> dict[str, str]:

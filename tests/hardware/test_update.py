@@ -9,6 +9,10 @@ tried (the packages magboard depends on come from this test's environment: the i
 offline). The bad versions are copies of this source tree, broken and given a version of their
 own. The updater's clock is virtual: it polls the report without waiting; only the child's
 start is waited for, with a deadline, as `systemctl start` waits.
+
+A power cut between the switch and the verdict is the stand-in's start raising: the marker is
+left and the link on the new version, and the installed script magboard-unchecked.service runs
+at boot takes it back, after which the old version resumes the game.
 """
 
 from __future__ import annotations
@@ -128,6 +132,39 @@ class Tried:
     report: ServiceHealth | None
     """The running service's report afterwards."""
     running: bool
+    unchecked: bool
+    """Whether the marker of an update not yet judged is there afterwards."""
+
+
+class PowerCut(Exception):
+    """The power going: nothing after it happens."""
+
+
+@dataclass(frozen=True)
+class CutBeforeTheVerdict:
+    """The service manager of a board whose power goes as the new version is started."""
+
+    service: ChildService
+
+    def stop(self) -> None:
+        self.service.stop()
+
+    def start(self, timeout: float) -> None:
+        raise PowerCut
+
+
+@dataclass(frozen=True)
+class CutShort:
+    """An update cut short by a power cut, then the next boot."""
+
+    link: str
+    """The link as the power went."""
+    marker: str | None
+    """The marker as the power went."""
+    boot: subprocess.CompletedProcess
+    """The installed magboard-unchecked, as the unit runs it at boot."""
+    after_boot: Tried
+    """The link and the marker after it, the service started as systemd starts it then."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +180,10 @@ class Story:
     `magboard update --request` (what magboard-update.service runs)."""
     request_status: int
     request_left: bool
+    cut_short: CutShort
+    requests_owner: tuple[int, int]
+    """The owner of the directory the marker is kept in, where the service leaves requests."""
+    state_owner: tuple[int, int]
     attempts: list[dict]
 
 
@@ -200,7 +241,8 @@ def story(tmp_path_factory: pytest.TempPathFactory) -> Story:
                               capture_output=True)  # fmt: skip
         running = service.process is not None and service.process.poll() is None
         report = service_health.read(state)
-        return Tried(attempt, os.readlink(venv), said.stdout.strip(), report, running)
+        unchecked = (state / "update/unchecked").exists()
+        return Tried(attempt, os.readlink(venv), said.stdout.strip(), report, running, unchecked)
 
     with pytest.MonkeyPatch.context() as patch:  # pip as the installer runs it, not this test
         patch.delenv("PYTHONPATH", raising=False)
@@ -252,6 +294,19 @@ def story(tmp_path_factory: pytest.TempPathFactory) -> Story:
             )
             attempts.append(recorded(state)[-1])
             requested = tried(None)
+            cut_at = update.Updater(
+                target, CutBeforeTheVerdict(service), VirtualClock(), 30, out=lambda line: None
+            )
+            with pytest.raises(PowerCut):
+                cut_at.update(broken_copy(tmp, "cut-short", "0.2.2", "README.md", "# ", "# "))
+            marker = state / "update/unchecked"
+            marker_cut = marker.read_text() if marker.exists() else None
+            link_cut = os.readlink(venv)
+            script = root / "opt/magboard/bin/magboard-unchecked"
+            booted = subprocess.run([script, root], env=env, capture_output=True, text=True)
+            service.start(START_WITHIN)
+            attempts.append(recorded(state)[-1])
+            cut_short = CutShort(link_cut, marker_cut, booted, tried(None))
         finally:
             service.stop()
     assert before is not None
@@ -265,8 +320,16 @@ def story(tmp_path_factory: pytest.TempPathFactory) -> Story:
         requested,
         status,
         left,
+        cut_short,
+        owner(state / "update"),
+        owner(state),
         [json.loads(line) for line in (state / update.ATTEMPTS).read_text().splitlines()],
     )
+
+
+def owner(path: Path) -> tuple[int, int]:
+    found = path.stat()
+    return found.st_uid, found.st_gid
 
 
 def build_wheel(tmp: Path, tree: Path) -> Path:
@@ -287,7 +350,7 @@ def build_wheel(tmp: Path, tree: Path) -> Path:
 def leave_request(state: Path, wheel: Path) -> None:
     """The wheel and the request, as firmware/app/update_request.py leaves them."""
     requests = state / "update"
-    requests.mkdir()
+    requests.mkdir(exist_ok=True)  # the updates before made it, for their marker
     shutil.copy(wheel, requests / wheel.name)
     digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
     url = f"https://hub.local/{wheel.name}"
@@ -325,6 +388,7 @@ def test_a_good_version_is_kept(story: Story) -> None:
     assert good.link == "venv-b"
     assert good.version == "magboard 0.2.0"
     assert good.running
+    assert not good.unchecked, "judged: the marker is gone"
     assert good.report is not None and good.report.state is ServiceState.READY
     assert good.report.version == "0.2.0"
     assert good.report.game == story.before.game, "the same game, move for move"
@@ -338,6 +402,7 @@ def test_a_version_that_never_becomes_ready_is_rolled_back(story: Story) -> None
     assert (tried.attempt.old, tried.attempt.new) == ("0.2.0", "0.3.0")
     assert tried.attempt.why == "not ready within 30 s"
     assert tried.link == "venv-b", "back to the version that was running"
+    assert not tried.unchecked, "judged, if badly: the marker is gone"
     assert tried.version == "magboard 0.2.0"
     assert tried.running
     assert tried.report is not None and tried.report.version == "0.2.0"
@@ -380,6 +445,144 @@ def test_every_attempt_is_recorded(story: Story) -> None:
         ("0.2.0", "0.3.0", "rolled back"),
         ("0.2.0", "0.3.1", "rolled back"),
         ("0.2.0", "0.2.1", "kept"),
+        ("0.2.1", "0.2.2", "rolled back"),
     ]
     assert story.attempts[1]["why"] == "not ready within 30 s"
-    assert all(isinstance(a["wall"], float) and a["source"] for a in story.attempts)
+    assert all(isinstance(a["wall"], float) for a in story.attempts)
+    assert all(a["source"] for a in story.attempts[:-1])
+    assert story.attempts[-1]["source"] is None, "the script does not know it"
+
+
+@needs_install
+def test_an_update_cut_short_goes_back_to_the_old_version_at_the_next_boot(story: Story) -> None:
+    cut = story.cut_short
+    assert (cut.link, cut.marker) == ("venv-b", "venv-a\n"), "switched, not judged"
+    assert (cut.boot.returncode, cut.boot.stdout) == (0, "")
+    assert "switched" in cut.boot.stderr and "back to venv-a" in cut.boot.stderr
+    after = cut.after_boot
+    assert after.link == "venv-a"
+    assert not after.unchecked
+    assert after.attempt.result is update.Result.ROLLED_BACK
+    assert (after.attempt.old, after.attempt.new) == ("0.2.1", "0.2.2")
+    assert after.attempt.why == "the power went before the new version was checked"
+    assert after.version == "magboard 0.2.1"
+    assert after.running
+    assert after.report is not None and after.report.version == "0.2.1"
+    assert after.report.game == story.before.game, "the old version resumes the game"
+
+
+@needs_install
+def test_the_marker_leaves_the_update_directory_the_services(story: Story) -> None:
+    """The first update made the directory for its marker; the service still leaves its
+    requests there."""
+    assert story.requests_owner == story.state_owner != (0, 0)
+
+
+# The script alone, on a board of two environments that hold nothing but their metadata.
+
+
+SCRIPT = REPO / "hardware/magboard-unchecked.sh"
+
+
+def board(root: Path, running: str, marker: str | None) -> Path:
+    """`root` with venv-a holding magboard 0.2.0 and venv-b 0.3.0, the link on `running`."""
+    for slot, version in (("venv-a", "0.2.0"), ("venv-b", "0.3.0")):
+        site = root / f"opt/magboard/{slot}/lib/python3.11/site-packages"
+        (site / f"magboard-{version}.dist-info").mkdir(parents=True)
+        metadata = f"Metadata-Version: 2.1\nName: magboard\nVersion: {version}\n\nVersion: 9\n"
+        (site / f"magboard-{version}.dist-info/METADATA").write_text(metadata)
+    (root / "opt/magboard/.venv").symlink_to(running)
+    (root / "var/lib/magboard/update").mkdir(parents=True)
+    if marker is not None:
+        (root / "var/lib/magboard/update/unchecked").write_text(marker)
+    return root
+
+
+def boot(root: Path) -> subprocess.CompletedProcess:
+    """The script as the unit runs it, with sudo's PATH and nothing of this test's Python."""
+    env = {"PATH": SUDO_PATH, "LANG": "C.UTF-8"}
+    return subprocess.run(["sh", str(SCRIPT), str(root)], env=env, capture_output=True, text=True)
+
+
+def lines(root: Path) -> list[dict]:
+    return [json.loads(line) for line in (root / "var/lib/magboard/updates.jsonl").open()]
+
+
+def test_the_script_switches_back_and_records_the_attempt(tmp_path: Path) -> None:
+    root = board(tmp_path, running="venv-b", marker="venv-a\n")
+    started = time.time()
+    done = boot(root)
+    assert done.returncode == 0, done.stderr
+    assert os.readlink(root / "opt/magboard/.venv") == "venv-a"
+    assert not (root / "var/lib/magboard/update/unchecked").exists()
+    assert not (root / "opt/magboard/.venv.tmp").exists()
+    (line,) = lines(root)
+    assert line == {
+        "wall": line["wall"],
+        "source": None,
+        "from": "0.2.0",
+        "to": "0.3.0",
+        "result": "rolled back",
+        "why": update.CUT_SHORT,
+    }
+    assert isinstance(line["wall"], float) and started - 1 <= line["wall"] <= time.time()
+    assert recorded(root / "var/lib/magboard")[0].result is update.Result.ROLLED_BACK
+    assert boot(root).returncode == 0 and len(lines(root)) == 1, "no marker: nothing to do"
+
+
+@pytest.mark.parametrize("marker", ["../../../etc\n", "venv-c\n", "", "venv-a; rm -rf /\n"])
+def test_a_marker_naming_no_environment_changes_nothing_but_is_removed(
+    tmp_path: Path, marker: str
+) -> None:
+    root = board(tmp_path, running="venv-b", marker=marker)
+    done = boot(root)
+    assert done.returncode == 0
+    assert "names no environment" in done.stderr
+    assert os.readlink(root / "opt/magboard/.venv") == "venv-b"
+    assert not (root / "var/lib/magboard/update/unchecked").exists()
+    (line,) = lines(root)
+    assert (line["result"], line["from"], line["to"]) == ("unchanged", None, None)
+
+
+def test_a_marker_on_the_running_environment_switches_nothing(tmp_path: Path) -> None:
+    """The power went after the marker was written and before the switch."""
+    root = board(tmp_path, running="venv-a", marker="venv-a\n")
+    assert boot(root).returncode == 0
+    assert os.readlink(root / "opt/magboard/.venv") == "venv-a"
+    assert not (root / "var/lib/magboard/update/unchecked").exists()
+    (line,) = lines(root)
+    assert (line["result"], line["from"], line["to"]) == ("unchanged", "0.2.0", "0.2.0")
+
+
+@dataclass
+class Manager:
+    calls: list[str]
+
+    def stop(self) -> None:
+        self.calls.append("stop")
+
+    def start(self, timeout: float) -> None:
+        self.calls.append("start")
+
+
+def test_an_update_finding_the_marker_takes_the_cut_short_one_back_first(tmp_path: Path) -> None:
+    """Cut short, then tried again before any reboot: the service restarted on the old one."""
+    root = board(tmp_path, running="venv-b", marker="venv-a\n")
+    manager = Manager([])
+    said: list[str] = []
+    target = install.Target(root=root, source=root, python="python3")
+    update.Updater(target, manager, VirtualClock(), out=said.append).take_back_unchecked()
+    assert manager.calls == ["stop", "start"]
+    assert os.readlink(root / "opt/magboard/.venv") == "venv-a"
+    assert not (root / "var/lib/magboard/update/unchecked").exists()
+    assert [line["result"] for line in lines(root)] == ["rolled back"]
+    assert said[0] == "an update was cut short before its verdict: taking it back first"
+
+
+def test_without_the_marker_an_update_takes_nothing_back(tmp_path: Path) -> None:
+    root = board(tmp_path, running="venv-b", marker=None)
+    manager = Manager([])
+    target = install.Target(root=root, source=root, python="python3")
+    update.Updater(target, manager, VirtualClock(), out=print).take_back_unchecked()
+    assert manager.calls == []
+    assert os.readlink(root / "opt/magboard/.venv") == "venv-b"

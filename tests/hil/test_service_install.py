@@ -110,8 +110,11 @@ def test_the_first_install_creates_what_a_fresh_pi_lacks(first: deploy.Installed
         "created /etc/systemd/system/magboard.service",
         "created /etc/systemd/system/magboard-update.service",
         "created /etc/systemd/system/magboard-update.path",
+        "created /opt/magboard/bin/magboard-unchecked",
+        "created /etc/systemd/system/magboard-unchecked.service",
         "created /etc/systemd/system/multi-user.target.wants/magboard.service",
         "created /etc/systemd/system/paths.target.wants/magboard-update.path",
+        "created /etc/systemd/system/multi-user.target.wants/magboard-unchecked.service",
     ]
     assert {"pip", "build dependencies", "wheel", "install"} <= first.phases.keys()
 
@@ -141,7 +144,12 @@ def test_the_unit_is_the_repositorys_enabled_and_verified(
     assert path_unit == "enabled"
     assert show(machine, "ActiveState", unit="magboard-update.path")["ActiveState"] == "active"
     # With the drop-in: verify warns on stderr, still exiting 0, of anything it dislikes.
-    units = ["magboard.service", "magboard-update.service", "magboard-update.path"]
+    units = [
+        "magboard.service",
+        "magboard-update.service",
+        "magboard-update.path",
+        "magboard-unchecked.service",
+    ]
     verify = machine.run(["systemd-analyze", "verify", *units], timeout=120)
     assert (verify.rc, verify.stderr, verify.stdout) == (0, "", "")
     drop_in = machine.run(["cat", deploy.DROP_IN], check=True).stdout
