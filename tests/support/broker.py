@@ -327,3 +327,16 @@ def broker(tmp_path_factory: pytest.TempPathFactory, broker_certificates) -> Ite
         yield running
     finally:
         running.stop()
+
+
+@pytest.fixture
+def listener(broker: Broker) -> Iterator[Listener]:
+    """A listener on the boards' and Home Assistant's topics of the test's broker."""
+    found = Listener(broker)
+    yield found
+    found.close()
+
+
+def topic(board: str, name: str) -> str:
+    """A board's topic: `magboard/<board-id>/<name>` (docs/protocol.md, "MQTT")."""
+    return f"magboard/{board}/{name}"

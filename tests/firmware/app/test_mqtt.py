@@ -15,7 +15,7 @@ import threading
 import time
 
 import pytest
-from broker import Listener
+from broker import Listener, topic
 from sim_mqtt import Board
 
 from magboard.firmware.app.config import ConfigError, load_config
@@ -32,17 +32,6 @@ from magboard.sim.session import SimSession
 pytestmark = pytest.mark.backend_free
 
 X_WINS = ("a1", "b1", "b2", "c1", "c3")
-
-
-def topic(board: str, name: str) -> str:
-    return f"magboard/{board}/{name}"
-
-
-@pytest.fixture
-def listener(broker):
-    found = Listener(broker)
-    yield found
-    found.close()
 
 
 @pytest.fixture

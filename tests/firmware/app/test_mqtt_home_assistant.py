@@ -12,7 +12,7 @@ import re
 import time
 
 import pytest
-from broker import Broker, Listener
+from broker import Broker, Listener, topic
 from sim_mqtt import Board
 
 from magboard.firmware.app.config import ConfigError, load_config
@@ -25,17 +25,6 @@ pytestmark = pytest.mark.backend_free
 
 CONTROLS = {e.object_id for e in ENTITIES if e.commands}
 X_WINS = ("a1", "b1", "b2", "c1", "c3")
-
-
-def topic(board: str, name: str) -> str:
-    return f"magboard/{board}/{name}"
-
-
-@pytest.fixture
-def listener(broker):
-    found = Listener(broker)
-    yield found
-    found.close()
 
 
 def configs(listener: Listener, board: str, after: int = 0) -> dict[str, str]:
