@@ -300,7 +300,7 @@ def install(target: Target) -> Iterator[Step]:
     yield ensure_unchecked_script(target)
     yield ensure_unit(target, UNCHECKED_UNIT)
     yield ensure_enabled(target, shutil.which("systemctl"))
-    yield ensure_enabled(target, shutil.which("systemctl"), UPDATE_UNITS[1])
+    yield ensure_enabled(target, shutil.which("systemctl"), UPDATE_UNITS[1], now=True)
     yield ensure_enabled(target, shutil.which("systemctl"), UNCHECKED_UNIT)
 
 
@@ -515,9 +515,13 @@ def copy_file(content: bytes, path: Path, mode: int) -> Change:
     return change
 
 
-def ensure_enabled(target: Target, systemctl: str | None, name: str = UNIT_NAME) -> Step:
+def ensure_enabled(
+    target: Target, systemctl: str | None, name: str = UNIT_NAME, now: bool = False
+) -> Step:
     """Enabled as `systemctl enable` does it, by a link in each target's .wants directory; by
-    hand where there is no systemctl (an image prepared on another system)."""
+    hand where there is no systemctl (an image prepared on another system). `now`: started as
+    well on this very system, for a unit that must work before the next boot (the update
+    request's watch: an update asked for from afar right after the install)."""
     unit = f"/etc/systemd/system/{name}"
     links = [
         target.path(f"/etc/systemd/system/{wanted_by}.wants/{name}")
@@ -527,7 +531,10 @@ def ensure_enabled(target: Target, systemctl: str | None, name: str = UNIT_NAME)
     if all(link.is_symlink() and os.readlink(link) == unit for link in links):
         return Step(Change.UNCHANGED, what)
     if systemctl is not None:
-        command([systemctl, *target.root_args(), "enable", name], f"systemctl enable {name}")
+        at_once = ["--now"] if now and target.live else []
+        command(
+            [systemctl, *target.root_args(), "enable", *at_once, name], f"systemctl enable {name}"
+        )
     else:
         for link in links:
             link.parent.mkdir(mode=0o755, parents=True, exist_ok=True)

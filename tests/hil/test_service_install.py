@@ -28,7 +28,7 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
-from magboard.hardware import versioning
+from magboard.hardware import install, versioning
 from magboard.sim.machine import deploy
 from magboard.sim.machine.vm import Machine
 from magboard.sim.machine.world_link import BOARD_SERVICE, install_board_unit
@@ -338,7 +338,7 @@ def copy_of_this_tree(machine: Machine, name: str, version: str) -> str:
     """A copy of the shared tree in the machine, without git, with `version` recorded in it."""
     tree = f"/var/tmp/{name}"
     machine.run(["rm", "-rf", tree], check=True)
-    litter = " ".join(f"--exclude='{name}'" for name in (".git", ".venv", "build", "*.so"))
+    litter = " ".join(f"--exclude='{name}'" for name in install.BUILD_LITTER)
     copy = f"mkdir {tree} && cd {deploy.SOURCE} && tar {litter} -cf - . | "
     machine.run(["sh", "-c", f"{copy}tar -C {tree} -xf -"], timeout=300, check=True)
     deploy.write(machine, f"{tree}/magboard.version", version + "\n")
