@@ -327,6 +327,7 @@ def test_r1_with_its_interrupt_lines_is_ready_too(
     finally:
         machine.run(["systemctl", "stop", "magboard", BOARD_SERVICE], timeout=120)
         deploy.write_config(machine, "mini", mqtt="mqtt://localhost", board_id=BOARD_ID)
+        install_board_unit(machine, "mini", start=False)  # the tests after it serve mini
 
 
 # Updates under real systemd, on the board served as above.
@@ -369,7 +370,7 @@ def test_an_update_that_comes_up_healthy_is_kept(
     machine: Machine, serving: None, timings: list[str]
 ) -> None:
     before = service_report(machine)
-    assert (before["state"], before["version"]) == ("ready", VERSION)
+    assert (before["state"], before["version"], before["faults"]) == ("ready", VERSION, [])
     tree = copy_of_this_tree(machine, "good", GOOD)
     start = time.monotonic()
     done = machine.run(["/opt/magboard/.venv/bin/magboard", "update", tree, UPDATE_PIP_ARGS],
