@@ -70,11 +70,12 @@ class Option:
             raise OptionError(f"option {self.name} takes true or false, not {text!r}")
         if isinstance(self.default, int):
             try:
-                return self.check(int(text))
+                number = int(text)
             except ValueError:
                 raise OptionError(
                     f"option {self.name} takes a whole number, not {text!r}"
                 ) from None
+            return self.check(number)  # outside the try: OptionError is a ValueError too
         return self.check(text.strip())
 
     def check(self, value: Any) -> bool | int | str:

@@ -42,6 +42,12 @@ def test_games_lists_names_and_aliases(capsys):
         (("perft", "ttt", "2", "--option", "size=4"), "tic-tac-toe has no option 'size'"),
         (("perft", "ttt", "2", "--option", "size"), "an option is NAME=VALUE"),
         (("perft", "ttt", "0"), "depth is 1 or more"),
+        (
+            ("perft", "magnetmen", "1", "--option", "players=7"),
+            "option players is at most 4, not 7",
+        ),
+        (("perft", "magnetmen", "1", "--option", "seed=-3"), "option seed is at least 0, not -3"),
+        (("perft", "magnetmen", "1", "--option", "seed=x"), "option seed takes a whole number"),
     ],
 )
 def test_bad_requests_get_one_clear_line(capsys, argv, message):
