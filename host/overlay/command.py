@@ -67,6 +67,7 @@ def main(args: argparse.Namespace) -> int:
 
 def checked(args: argparse.Namespace) -> Request:
     """The request, or the OverlayError for its first mistake."""
+    from magboard.firmware.games import OptionError, get_game
     from magboard.firmware.games.magnetmen.generator import SIZES
 
     if args.game not in GAMES:
@@ -81,6 +82,10 @@ def checked(args: argparse.Namespace) -> Request:
         seed = int(args.seed)
     except ValueError:
         raise OverlayError(f"overlay: the seed is a whole number, not {args.seed!r}") from None
+    try:  # the game's own range: a seed the board would refuse must not be printed
+        get_game(args.game).option("seed").check(seed)
+    except OptionError as error:
+        raise OverlayError(f"overlay: {error}") from None
     if not args.out:
         raise OverlayError("overlay: --out FILE.pdf is required")
     return Request(seed, size, set_, powers, paper, args.board, Path(args.out))

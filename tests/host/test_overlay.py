@@ -260,6 +260,7 @@ def test_every_type_has_an_icon_of_its_own():
         (("--seed", "1", "--set", "pro"), "--set is one of base, advanced, expert"),
         (("--seed", "1", "--powers", "both"), "--powers is one of main, random"),
         (("--seed", "x"), "the seed is a whole number, not 'x'"),
+        (("--seed", "-1"), "option seed is at least 0, not -1"),
         ((), "--seed N is required"),
         (("--seed", "1", "--board", "nope"), "no board called 'nope'"),
         (("--seed", "1", "--board", "mini"), "8x8 squares does not fit board mini's 3x3"),
