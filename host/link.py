@@ -18,7 +18,7 @@ from typing import Any
 
 import serial
 
-from magboard.firmware.app.link import socket_url
+from magboard.firmware.app.link import TCP, LinkURLError, address, socket_url
 from magboard.firmware.events import Event, EventError, event_from_json
 
 BAUD = 115200
@@ -27,6 +27,8 @@ MAX_LINE = 256 * 1024
 READ_WAIT = 0.05
 """Longest a read waits for bytes before the iterator checks its deadline (so `events()` may
 run this much past its timeout)."""
+SOCKET = "socket://"
+"""pyserial's own scheme for a TCP connection (`tcp://` is the project's spelling of it)."""
 WRITE_WAIT = 1.0
 """Longest a command's write may wait for the port."""
 
@@ -54,6 +56,12 @@ class BoardLink:
         self._buffer = bytearray()
         self._discarding = False
         opener = opener or serial.serial_for_url
+        for scheme in (TCP, SOCKET):
+            if url.startswith(scheme):
+                try:
+                    address(url.partition("?")[0], scheme)  # pyserial's ?options aside
+                except LinkURLError as error:
+                    raise LinkError(str(error)) from None
         try:
             self.port = opener(
                 socket_url(url), baudrate=BAUD, timeout=READ_WAIT, write_timeout=WRITE_WAIT

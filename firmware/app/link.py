@@ -226,11 +226,22 @@ class _Host:
             del inbox[: end + 1]
 
 
-def _address(url: str, scheme: str) -> tuple[str, int]:
-    host, sep, port = url[len(scheme) :].rpartition(":")
-    if not sep or not host or not port.isdigit() or int(port) > 65535:
-        raise LinkURLError(f"link {url!r}: expected {scheme}HOST:PORT")
-    return host.strip("[]"), int(port)
+def address(url: str, scheme: str) -> tuple[str, int]:
+    """The host and port of `scheme` HOST:PORT, or the LinkURLError naming what is wrong with
+    it (a person typed it: "no port" helps more than a socket library's type error)."""
+    rest = url[len(scheme) :]
+    host, sep, port = rest.rpartition(":")
+    if not sep or rest.endswith("]"):  # nothing after the host, [::1] included
+        problem = "no port"
+    elif not host:
+        problem = "no host"
+    elif not port.isdigit():
+        problem = f"the port {port!r} is not a number" if port else "no port"
+    elif int(port) > 65535:
+        problem = f"the port {port} is above 65535"
+    else:
+        return host.strip("[]"), int(port)
+    raise LinkURLError(f"link {url!r}: {problem} (expected {scheme}HOST:PORT)")
 
 
 def socket_url(url: str) -> str:
@@ -244,9 +255,9 @@ def open_port(url: str) -> Port:
     if url == PTY:
         return PtyPort()
     if url.startswith(LISTEN):
-        return ListenPort(*_address(url, LISTEN))
+        return ListenPort(*address(url, LISTEN))
     if url.startswith(TCP):
-        _address(url, TCP)
+        address(url, TCP)
     try:
         return serial.serial_for_url(socket_url(url), baudrate=BAUD, timeout=0)
     except ValueError as error:

@@ -111,6 +111,26 @@ def test_a_port_that_cannot_open_is_a_link_error(url):
         BoardLink(url)
 
 
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("tcp://127.0.0.1", "no port"),
+        ("tcp://127.0.0.1:", "no port"),
+        ("tcp://[::1]", "no port"),
+        ("tcp://:7000", "no host"),
+        ("tcp://127.0.0.1:http", "the port 'http' is not a number"),
+        ("tcp://127.0.0.1:99999", "the port 99999 is above 65535"),
+        ("socket://127.0.0.1", "no port"),
+    ],
+)
+def test_a_malformed_address_says_what_is_missing(capsys, url, problem):
+    status = cli.main(["send", url, "hello"])
+    out, err = capsys.readouterr()
+    scheme = url.split("//")[0]
+    assert status == 2 and out == ""
+    assert err == f"magboard: link {url!r}: {problem} (expected {scheme}//HOST:PORT)\n"
+
+
 # Readable lines.
 
 
