@@ -222,6 +222,11 @@ class Note(Event):
     text: str
 
 
+REFUSED = "refused: "
+"""How a note that refuses a command begins (the reason follows), so a host can tell a refusal
+from any other note."""
+
+
 @dataclass(frozen=True)
 class RemoteMade(Event):
     """The board now shows the turn played on the other board of a remote match (accepted as a

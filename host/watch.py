@@ -12,7 +12,7 @@ from typing import Any
 
 from magboard.firmware.app.errors import CommandError
 from magboard.firmware.event_words import Describer
-from magboard.firmware.events import LedFrame
+from magboard.firmware.events import REFUSED, LedFrame, Note
 
 from .link import BoardLink, LinkError
 
@@ -36,13 +36,18 @@ def _skipped(reason: str, line: bytes) -> None:
     print(f"skipped a line that is not an event ({reason}): {line!r}", file=sys.stderr)
 
 
-def _print(events, args: argparse.Namespace) -> None:
+def _print(events, args: argparse.Namespace) -> list[str]:
+    """Prints the events; returns the refusals among them (the reasons), for `send`'s status."""
     describe = Describer()
+    refusals = []
     for event in events:
+        if isinstance(event, Note) and event.text.startswith(REFUSED):
+            refusals.append(event.text[len(REFUSED) :])
         if args.json:
             print(event.to_json(), flush=True)
         elif args.leds or not isinstance(event, LedFrame):
             print(describe(event), flush=True)
+    return refusals
 
 
 def main(args: argparse.Namespace) -> int:
@@ -51,9 +56,11 @@ def main(args: argparse.Namespace) -> int:
         with BoardLink(args.url, on_skip=_skipped) as link:
             if command is None:
                 _print(link.events(timeout=args.seconds), args)
-            else:
-                link.send(command)
-                _print(link.events(timeout=args.wait), args)
+                return 0
+            link.send(command)
+            refusals = _print(link.events(timeout=args.wait), args)
     except LinkError as error:
         raise CommandError(str(error)) from None
-    return 0
+    for reason in refusals:  # a script must not take a refused command for a done one
+        print(f"magboard: the board refused the command: {reason}", file=sys.stderr)
+    return 1 if refusals else 0

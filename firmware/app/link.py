@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 import serial
 
-from magboard.firmware.events import Event, FaultSurvived, GameStarted, LedFrame, Note
+from magboard.firmware.events import REFUSED, Event, FaultSurvived, GameStarted, LedFrame, Note
 
 from .loop import BoardLoop
 
@@ -538,7 +538,7 @@ class SerialLink:
         self.send(event)
 
     def _refuse(self, now: float, reason: str) -> None:
-        self._reply(Note(now, f"refused: {reason}"))
+        self._reply(Note(now, REFUSED + reason))
 
     # Failing and reopening.
 

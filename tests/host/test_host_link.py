@@ -296,6 +296,21 @@ def test_magboard_send_prints_the_replies(board, capsys, json_lines):
         ]
 
 
+def test_magboard_send_exits_1_and_says_so_when_the_board_refuses(board, capsys):
+    session, link = board
+    stop, thread = pumping(session, link)
+    try:
+        status = cli.main(["send", link.pty_path, "press", "seat-9", "--wait", "0.5"])
+    finally:
+        stop.set()
+        thread.join()
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert "refused: press: no button 'seat-9' on board mini" in out
+    assert err.startswith("magboard: the board refused the command: press: no button 'seat-9'")
+    assert len(err.splitlines()) == 1
+
+
 def serve(monkeypatch, send: bytes, wait_for_close: bool):
     """A board at the other end of a socket: once the host has opened it (pyserial empties a
     socket as it opens it), sends `send`, then (if told to) stays until the host closes the
