@@ -165,3 +165,14 @@ def test_every_command_is_there(capsys):
     with pytest.raises(SystemExit):
         cli.main(["bench", "--help"])
     assert "{lines,perft,ai,thinking,pipeline,scan,journal}" in capsys.readouterr().out
+
+
+def test_version_prints_the_installed_version_and_exits_0(capsys):
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["--version"])
+    out, _ = capsys.readouterr()
+    assert exited.value.code == 0
+    assert out == f"magboard {metadata.version('magboard')}\n"
+    assert out.split()[1][0].isdigit()
