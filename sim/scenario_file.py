@@ -254,10 +254,14 @@ class _Reader:
         return value
 
     def known(self, table: Mapping[str, Any], keys: Sequence[str], where: str) -> None:
+        """Refuses a key the format does not have there, naming it: a misspelling would
+        otherwise be silently ignored, or read as something else missing."""
         for key in table:
             if key not in keys:
-                path = f"{where}.{key}" if where else key
-                raise self.fail(path, f"unknown key (known here: {', '.join(keys)})")
+                inside = f"{where}: " if where else ""
+                raise ScenarioError(
+                    f"{self.path.name}: {inside}unknown key {key!r} (known here: {', '.join(keys)})"
+                )
 
     def tables(self, data: Mapping[str, Any], key: str) -> list[tuple[str, Mapping[str, Any]]]:
         items = self.get(data, key, list, "", [])
@@ -389,6 +393,13 @@ class _Reader:
 
     def step(self, where: str, item: Mapping[str, Any]) -> Step:
         actions = [key for key in item if key in ACTIONS]
+        extras = {key for keys in ACTIONS.values() for key in keys}
+        unknown = [k for k in item if k != "at" and k not in ACTIONS and k not in extras]
+        if not actions and unknown:  # a misspelt action is an unknown key, not a missing one
+            raise ScenarioError(
+                f"{self.path.name}: {where}: unknown key {unknown[0]!r} (known here: at and "
+                f"one action: {', '.join(ACTIONS)})"
+            )
         if len(actions) != 1:
             found = f"has {', '.join(actions)}" if actions else "has none"
             raise self.fail(where, f"needs exactly one action ({', '.join(ACTIONS)}); it {found}")

@@ -203,7 +203,20 @@ def test_led_colours_match_at_any_brightness():
 # Broken files: exit 2, one line naming the file and the field.
 
 BROKEN = [
-    ("board = 'mini'\ngame = 'tic-tac-toe'\ncolour = 1\n", "colour: unknown key"),
+    (
+        "board = 'mini'\ngame = 'tic-tac-toe'\ncolour = 1\n",
+        "unknown key 'colour' (known here: board, game, options, seed, takeback, bounce, until, "
+        "steps, expect, forbid, expect_leds, ai, ai_budget)",
+    ),
+    (
+        "board = 'mini'\ngame = 'tic-tac-toe'\nexepct = [{ type = 'move' }]\n",
+        "unknown key 'exepct' (known here: board, game,",
+    ),
+    (
+        "board = 'mini'\ngame = 'ttt'\nsteps = [{ at = 1, pause = 1, paly = 'b2' }]\n",
+        "steps[0]: unknown key 'paly' (known here: at and one action: lift, put, move, play, "
+        "slide,",
+    ),
     ("game = 'tic-tac-toe'\n", "board: missing"),
     ("board = 'x9'\ngame = 'tic-tac-toe'\n", "board: no board called 'x9' (boards: mini, r1)"),
     ("board = 'mini'\ngame = 'chess'\n", "game: no game called 'chess'"),
@@ -234,7 +247,7 @@ BROKEN = [
     ),
     (
         "board = 'mini'\ngame = 'ttt'\nsteps = [{ at = 1, lift = 'A1', step = 2 }]\n",
-        "steps[0].step: unknown key (known here: at, lift)",
+        "steps[0]: unknown key 'step' (known here: at, lift)",
     ),
     (
         "board = 'mini'\ngame = 'ttt'\nsteps = [{ at = 2, lift = 'A1' }, { at = 1, put = 'b2' }]\n",
@@ -278,7 +291,7 @@ BROKEN = [
     ),
     (
         "board = 'mini'\ngame = 'ttt'\nexpect = [{ type = 'move', cell = 'b2' }]\n",
-        "expect[0].cell: unknown key (known here: type, player, actions, turn, after, before, "
+        "expect[0]: unknown key 'cell' (known here: type, player, actions, turn, after, before, "
         "count)",
     ),
     (
@@ -287,7 +300,7 @@ BROKEN = [
     ),
     (
         "board = 'mini'\ngame = 'ttt'\nforbid = [{ type = 'move', count = 1 }]\n",
-        "forbid[0].count: unknown key",
+        "forbid[0]: unknown key 'count'",
     ),
     (
         "board = 'mini'\ngame = 'ttt'\n"
@@ -326,7 +339,7 @@ BROKEN = [
     ),
     (
         TILES + "steps = [{ at = 1, turn_tile = ['e7', 'cw'], step = 0.5 }]\n",
-        "steps[0].step: unknown key (known here: at, turn_tile)",
+        "steps[0]: unknown key 'step' (known here: at, turn_tile)",
     ),
 ]
 
