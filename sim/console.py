@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 
 from magboard.firmware.app.board_player import Thinking
+from magboard.firmware.app.config import SIM_JOURNAL
 from magboard.firmware.app.maintenance import maintenance_file
 from magboard.firmware.app.notify import Notifier
 from magboard.firmware.app.run import (
@@ -45,8 +46,9 @@ TICK = 0.02
 
 
 def main(args: argparse.Namespace) -> int:
-    """`magboard run --sim`: the request `magboard run` reads, on a simulated board."""
-    return run_console(request_of(args), leds=getattr(args, "leds", False))
+    """`magboard run --sim`: the request `magboard run` reads, on a simulated board, its games
+    kept apart from the real board's unless a journal is given."""
+    return run_console(request_of(args, SIM_JOURNAL), leds=getattr(args, "leds", False))
 
 
 def printer(leds: bool) -> Callable[[Event], None]:

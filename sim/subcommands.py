@@ -98,7 +98,12 @@ def add(commands: argparse._SubParsersAction) -> None:
 def _add_sim_to_run(run: argparse.ArgumentParser) -> None:
     """`magboard run --sim`: the same request, on the simulated board (sim/console.py)."""
     on_board: Command = run.get_default("run")
-    run.add_argument("--sim", action="store_true", help="the simulated board, driven from stdin")
+    run.add_argument(
+        "--sim",
+        action="store_true",
+        help="the simulated board, driven from stdin; its games are kept apart from the real "
+        "board's (in a sim directory beside its journal) unless --journal says where",
+    )
     run.add_argument("--leds", action="store_true", help="with --sim: print LED frames too")
 
     def run_on_either(args: argparse.Namespace) -> int:

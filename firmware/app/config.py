@@ -30,7 +30,10 @@ from .mqtt_settings import (
 from .unattended import Unattended
 
 DEFAULT_CONFIG = Path("/etc/magboard/magboard.toml")
-DEFAULT_JOURNAL = Path(os.environ.get("MAGBOARD_STATE", "~/.local/state/magboard")) / "magboard.db"
+STATE = Path(os.environ.get("MAGBOARD_STATE", "~/.local/state/magboard"))
+DEFAULT_JOURNAL = STATE / "magboard.db"
+SIM_JOURNAL = STATE / "sim" / "magboard.db"
+"""`magboard run --sim`'s own: a simulated board must never resume or count the real one's games."""
 
 
 class ConfigError(CommandError, ValueError):

@@ -77,9 +77,10 @@ class RunRequest:
     """When the board referees (`[hours]`); None: always."""
 
 
-def request_of(args: argparse.Namespace) -> RunRequest:
+def request_of(args: argparse.Namespace, default_journal: Path = DEFAULT_JOURNAL) -> RunRequest:
     """The request from the command line over the configuration file (`--config`): a flag
-    given wins; the file's options go with the file's game only."""
+    given wins; the file's options go with the file's game only. `default_journal` is where
+    the games are kept when neither says (a simulated board passes its own)."""
     config = load_config(Path(args.config)) if args.config else Config()
 
     def configured(key: str, read: Callable[[Any], Any], value: Any) -> Any:
@@ -108,7 +109,7 @@ def request_of(args: argparse.Namespace) -> RunRequest:
     ai, ai_budget = ai_of(args, config, game, options)
     if ai is not None and remote is not None:
         raise CommandError("--ai and --remote: the board plays a seat, or another board does")
-    path = Path(args.journal or config.journal or DEFAULT_JOURNAL).expanduser()
+    path = Path(args.journal or config.journal or default_journal).expanduser()
     journal = Journal(path, match=match, limits=config.history)
     resume = resumable(journal.load(), game, spec, options, match)
     # A turn sent to the other board is not undone by hand.

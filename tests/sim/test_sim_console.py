@@ -4,6 +4,7 @@ last typed move judged before the end of input ends it."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -45,3 +46,22 @@ def test_leds_prints_the_led_frames(tmp_path):
     got = events(run_sim(tmp_path, "play b2\nquit\n", "--leds"))
     assert any(e["type"] == "leds" for e in got)
     assert [e["actions"] for e in got if e["type"] == "move"] == [["b2"]]
+
+
+def test_the_simulated_board_keeps_its_games_apart_from_the_real_boards(tmp_path):
+    """Without --journal, `run --sim` must not resume or count into the real board's journal."""
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if k != "MAGBOARD_STATE"} | {"HOME": str(home)}
+    real = home / ".local/state/magboard/magboard.db"
+    command = [sys.executable, "-m", "magboard.host.cli", "run", "--sim", "--board", "mini"]
+    first = subprocess.run(
+        command, input="play b2\n", env=env, capture_output=True, text=True, timeout=60
+    )
+    assert first.returncode == 0, first.stderr
+    assert not real.exists()
+    assert (home / ".local/state/magboard/sim/magboard.db").is_file()
+    again = subprocess.run(command, input="", env=env, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0, again.stderr
+    resumed = [e for e in events(again.stdout.splitlines()) if e["type"] == "game-started"]
+    assert resumed and resumed[0]["actions"] == ["b2"], "its own journal resumes its own game"
+    assert not real.exists()
