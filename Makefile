@@ -19,7 +19,9 @@ $(STAMP): pyproject.toml setup.py
 # Rebuild the cffi extensions in place whenever their C or build scripts change, or one is missing
 # (each `firmware/native/build_NAME.py` makes `_NAME.*.so`).
 NATIVE_BUILDS := $(wildcard firmware/native/build_*.py)
-NATIVE_MISSING := $(foreach b,$(NATIVE_BUILDS),$(if $(wildcard firmware/native/_$(patsubst build_%.py,%,$(notdir $(b))).*.so),,$(b)))
+# Stripped: foreach leaves a space for each extension that is there, and a blank list must count as
+# empty, or every run would rebuild them all.
+NATIVE_MISSING := $(strip $(foreach b,$(NATIVE_BUILDS),$(if $(wildcard firmware/native/_$(patsubst build_%.py,%,$(notdir $(b))).*.so),,$(b))))
 ifneq ($(NATIVE_MISSING),)
 .PHONY: $(NATIVE)
 endif
