@@ -1,19 +1,23 @@
 """`magboard watch URL` and `magboard send URL COMMAND`: a board's serial link at a terminal.
 
 `watch` prints every event the board sends, one line each ("12.48 X played b2") or as the JSON
-lines themselves (`--json`); `send` sends one command and prints what comes back within a second.
+lines themselves (`--json`), and carries on across the board's restarts (host/follow.py); `send`
+sends one command and prints what comes back within a second.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
+from collections.abc import Callable
 from typing import Any
 
 from magboard.firmware.app.errors import CommandError
 from magboard.firmware.event_words import Describer
 from magboard.firmware.events import REFUSED, LedFrame, Note
 
+from .follow import follow
 from .link import BoardLink, LinkError
 
 COMMANDS = {"hello": 0, "state": 0, "new-game": 0, "press": 1}
@@ -50,13 +54,19 @@ def _print(events, args: argparse.Namespace) -> list[str]:
     return refusals
 
 
-def main(args: argparse.Namespace) -> int:
+def _say(text: str) -> None:
+    print(f"magboard: {text}", file=sys.stderr, flush=True)
+
+
+def main(args: argparse.Namespace, sleep: Callable[[float], None] = time.sleep) -> int:
+    """`sleep` is how `watch` waits between tries to reopen a lost link."""
     command = command_of(args.command_name, args.args) if args.command == "send" else None
     try:
+        if command is None:
+            events = follow(args.url, say=_say, on_skip=_skipped, timeout=args.seconds, sleep=sleep)
+            _print(events, args)
+            return 0
         with BoardLink(args.url, on_skip=_skipped) as link:
-            if command is None:
-                _print(link.events(timeout=args.seconds), args)
-                return 0
             link.send(command)
             refusals = _print(link.events(timeout=args.wait), args)
     except LinkError as error:

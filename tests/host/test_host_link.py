@@ -3,6 +3,8 @@ pyserial's loopback, a socket the test listens on, and the simulated board behin
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 import select
 import socket
@@ -360,13 +362,75 @@ def test_magboard_watch_prints_the_events(capsys, monkeypatch, json_lines):
     assert len(err.splitlines()) == 1
 
 
-def test_magboard_watch_says_when_the_board_goes_away(capsys, monkeypatch):
-    url, thread = serve(monkeypatch, b"", wait_for_close=False)
-    status = cli.main(["watch", url])
-    thread.join()
+class RestartingBoard:
+    """A board behind a TCP listener that restarts: each life listens on the same port, takes
+    one host, sends it `send` once the host has opened the port (pyserial empties a socket as
+    it opens it), then stops listening and hangs up, as a board going down does."""
+
+    def __init__(self, monkeypatch) -> None:
+        self.port = 0
+        self.opened = threading.Event()
+        self.threads: list[threading.Thread] = []
+        serial_for_url = serial.serial_for_url
+
+        def opening(*args, **kwargs):
+            port = serial_for_url(*args, **kwargs)
+            self.opened.set()
+            return port
+
+        monkeypatch.setattr(serial, "serial_for_url", opening)
+
+    @property
+    def url(self) -> str:
+        return f"tcp://127.0.0.1:{self.port}"
+
+    def start(self, send: bytes) -> None:
+        server = socket.create_server(("127.0.0.1", self.port))
+        server.settimeout(DEADLINE)
+        self.port = server.getsockname()[1]
+        self.opened.clear()
+
+        def life() -> None:
+            conn, _ = server.accept()
+            server.close()  # down before it hangs up: a host that tries again is refused
+            self.opened.wait(DEADLINE)
+            conn.sendall(send)
+            conn.close()
+
+        thread = threading.Thread(target=life, daemon=True)
+        thread.start()
+        self.threads.append(thread)
+
+
+def test_magboard_watch_carries_on_when_the_board_restarts(capsys, monkeypatch):
+    """Lost once, said once; tried again with waits that double up to a cap; said when back;
+    Ctrl-C (here, during a wait) ends it as ever."""
+    from magboard.host import watch
+
+    board = RestartingBoard(monkeypatch)
+    board.start(lines(GAME))
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:  # instead of waiting: the board comes back, or Ctrl-C
+        waits.append(seconds)
+        if len(waits) == 7:
+            board.start(lines(MOVE))
+        elif len(waits) == 8:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(watch, "main", functools.partial(watch.main, sleep=sleep))
+    status = cli.main(["watch", board.url])
+    for thread in board.threads:
+        thread.join(DEADLINE)
     out, err = capsys.readouterr()
-    assert status == 2 and out == ""
-    assert err.startswith(f"magboard: link {url} failed") and len(err.splitlines()) == 1
+    assert status == 130
+    assert out.splitlines() == ["0.00 game tic-tac-toe on mini: X, O", "12.48 X played b2"]
+    assert waits == [0.5, 1.0, 2.0, 4.0, 8.0, 10.0, 10.0, 0.5]
+    said = err.splitlines()
+    assert len(said) == 3
+    assert said[0].startswith("magboard: lost the board (link ") and "trying again" in said[0]
+    assert said[1] == f"magboard: the board is back at {board.url}"
+    assert said[2].startswith("magboard: lost the board (link ")
 
 
 def test_magboard_run_sim_link_pty_end_to_end(tmp_path):
@@ -397,3 +461,9 @@ def test_magboard_run_sim_link_pty_end_to_end(tmp_path):
     finally:
         board.stdin.close()
         assert board.wait(timeout=30) == 0
+
+
+def test_the_waits_to_reopen_a_lost_link_double_up_to_a_cap():
+    from magboard.host.follow import Backoff
+
+    assert list(itertools.islice(Backoff(0.5, 3.0).waits(), 6)) == [0.5, 1.0, 2.0, 3.0, 3.0, 3.0]
