@@ -25,8 +25,10 @@ changes only what is missing or differs, printing one line: "created …", "upda
   script, so that it needs neither environment's Python; under /opt, so that /usr stays unwritten.
 
 `--root DIR` puts every path under DIR, for a test or an image being prepared: useradd and
-systemctl have a --root of their own, and owners are the uids found in DIR/etc/passwd. A
-virtual environment records its own absolute path, so one made under DIR runs from there.
+systemctl have a --root of their own, and owners are the uids found in DIR/etc/passwd. DIR must
+be a system's root file system, with its etc/passwd and etc/group (an empty DIR is refused before
+any change). A virtual environment records its own absolute path, so one made under DIR runs
+from there.
 
 Nothing is written under /usr (the environment links to the system's python3 there), so a root
 whose /usr is read-only takes the install; /etc, /opt and /var/lib must take writes, and a root
@@ -244,6 +246,7 @@ def target_of(args: argparse.Namespace) -> Target:
     check_writable(target)
     if not (target.path(VENV) / "bin" / "python").exists() and not venv_available():
         raise InstallError("Python cannot make virtual environments: apt install python3-venv")
+    check_accounts(target)
     missing = [tool for tool in ("groupadd", "useradd", "usermod") if shutil.which(tool) is None]
     if missing:
         raise InstallError(f"{', '.join(missing)} not found: install the passwd package")
@@ -271,6 +274,22 @@ def check_writable(target: Target, cmdline: Path = Path("/proc/cmdline")) -> Non
         raise InstallError(
             "the root is an overlay in RAM (raspi-config's overlay file system): the install "
             "would be gone at the next boot; turn the overlay off, reboot, install, turn it on"
+        )
+
+
+ACCOUNT_FILES = ("passwd", "group")
+"""What groupadd and useradd --root add to and cannot make: without them they fail halfway
+("cannot lock /etc/group"), after the first changes."""
+
+
+def check_accounts(target: Target) -> None:
+    """Stops before any change when --root names a directory that is no system's root (an empty
+    one, say): the accounts are added to its own files, which must be there."""
+    missing = [f"etc/{name}" for name in ACCOUNT_FILES if not target.path(f"/etc/{name}").is_file()]
+    if missing and not target.live:
+        raise InstallError(
+            f"{target.root} is not a system's root: it has no {' and '.join(missing)}, where "
+            "groupadd and useradd add the service's accounts (--root takes an image's root)"
         )
 
 

@@ -377,6 +377,23 @@ def test_no_python3_venv(tmp_path: Path, monkeypatch, capsys) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_empty_root_is_one_line_saying_what_it_needs(tmp_path: Path, monkeypatch, capsys):
+    """An empty DIR is no system's root: groupadd would fail on it halfway ("cannot lock")."""
+    monkeypatch.setattr(install.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(install, "venv_available", lambda: True)
+    assert install.run(args(tmp_path)) == 2
+    assert capsys.readouterr().err == (
+        f"install: {tmp_path} is not a system's root: it has no etc/passwd and etc/group, where "
+        "groupadd and useradd add the service's accounts (--root takes an image's root)\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    assert install.run(args(tmp_path)) == 2
+    assert "it has no etc/group, where" in capsys.readouterr().err
+    assert sorted(p.name for p in (tmp_path / "etc").iterdir()) == ["passwd"]
+
+
 def test_magboard_install_is_the_same_installer(tmp_path: Path, monkeypatch, capsys) -> None:
     monkeypatch.setattr(install.os, "geteuid", lambda: 0)
     assert magboard(["install", "--root", str(tmp_path), "--source", str(tmp_path / "no")]) == 2
