@@ -327,11 +327,13 @@ class SimPieces(Event):
 @dataclass(frozen=True)
 class SimScores(Event):
     """How a simulated game that keeps score stands now (Magnetmen): each seat's score if the
-    game ended now, and its inventory as {type: icons held}, in seat order."""
+    game ended now, and its inventory as {type: icons held}, in seat order; and who holds each
+    square collected, as {"place", "seat"}."""
 
     TYPE = "sim-scores"
     scores: tuple[int, ...]
     inventories: tuple[dict, ...]
+    holders: tuple[dict, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -342,6 +344,9 @@ class SimLeds(Event):
 
     TYPE = "sim-leds"
     pixels: str
+    menu: tuple[dict, ...] = ()
+    """While the LED menu is open, its squares: {"place", "label", "at" (the one pointed at),
+    "chosen" (a value the game would start with)}; empty while it is closed."""
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
