@@ -308,6 +308,9 @@ class SimBoardInfo(Event):
     """What the game's printed overlay shows (Magnetmen; empty for other games): per picture,
     {"name", "cells": the cells it is printed on, "drawing": its shapes in a 100 x 100 box, y
     down, each {"d": SVG path data, "fill" and "stroke": "ink", "paper" or null, "width"}}."""
+    game_trays: tuple[str, ...] = ()
+    """The trays the game takes pieces from or puts them in (its supplies and piles): a page
+    that shows the game alone leaves the others out."""
 
 
 @dataclass(frozen=True)

@@ -93,6 +93,9 @@ def board_info(session: SimSession, games: list[Game]) -> SimBoardInfo:
         area=area,
         seat_colours=tuple(_hex(colour) for colour in PALETTE.players),
         overlay=overlay(session),
+        game_trays=tuple(
+            sorted({slot.tray for supply in session.profile.supplies for slot in supply.slots})
+        ),
     )
 
 
