@@ -574,12 +574,16 @@
   }
 
   function menuWords(label) {
-    // A menu square's meaning in two short lines: "brightness 0.25" -> "brightness", "0.25".
-    const words = label.split(" ");
-    if (words.length === 1) return [label.length > 12 ? `${label.slice(0, 11)}\u2026` : label];
+    // A menu square's meaning in two short lines: "brightness 0.25" -> "brightness", "0.25";
+    // "meeple-maneuver" -> "meeple-", "maneuver". The square's title has it whole.
+    const short = (text) => (text.length > 11 ? `${text.slice(0, 10)}\u2026` : text);
+    const words = label.replace(/_/g, " ").split(" ");
+    if (words.length === 1) {
+      const cut = label.indexOf("-");
+      return cut > 0 ? [short(label.slice(0, cut + 1)), short(label.slice(cut + 1))] : [short(label)];
+    }
     const last = words.pop();
-    const first = words.join(" ");
-    return [first.length > 12 ? `${first.slice(0, 11)}\u2026` : first, last.length > 12 ? `${last.slice(0, 11)}\u2026` : last];
+    return [short(words.join(" ")), short(last)];
   }
 
   function drawHolders() {
