@@ -575,11 +575,11 @@
 
   function menuWords(label) {
     // A menu square's meaning in two short lines: "brightness 0.25" -> "brightness", "0.25";
-    // "meeple-maneuver" -> "meeple-", "maneuver". The square's title has it whole.
+    // "tic-tac-toe" -> "tic-tac-", "toe". The square's title has it whole.
     const short = (text) => (text.length > 11 ? `${text.slice(0, 10)}\u2026` : text);
     const words = label.replace(/_/g, " ").split(" ");
     if (words.length === 1) {
-      const cut = label.indexOf("-");
+      const cut = label.lastIndexOf("-");
       return cut > 0 ? [short(label.slice(0, cut + 1)), short(label.slice(cut + 1))] : [short(label)];
     }
     const last = words.pop();
