@@ -217,7 +217,8 @@ class BoardHost:
         self._base = session.clock.now()
         self._shown_pieces: Any = None
         self._shown_scores: Any = None
-        self._shown_leds: tuple[str, tuple[dict[str, Any], ...]] | None = None
+        self._shown_leds: str | None = None
+        self._shown_menu: tuple[dict[str, Any], ...] = ()
         self._standing: dict[type[Event], Event] = {}
         """The latest event of each STANDING type."""
 
@@ -273,8 +274,8 @@ class BoardHost:
             self._shown_scores = standing
             out.append(scores)
         lit = leds(self.session)
-        if (lit.pixels, lit.menu) != self._shown_leds:
-            self._shown_leds = (lit.pixels, lit.menu)
+        if lit.pixels != self._shown_leds or lit.menu != self._shown_menu:
+            self._shown_leds, self._shown_menu = lit.pixels, lit.menu
             out.append(lit)
         if out:
             self.broadcast(out)

@@ -22,6 +22,7 @@ from test_web_browser import (
     shot,
     wait_for_banner,
     wait_for_log,
+    wait_for_steps,
 )
 
 from magboard.firmware.games.magnetmen.rules import Collect
@@ -323,11 +324,15 @@ def test_magnetmen_each_collected_square_shows_who_holds_it(visit):
     session = server.host.session
     profile = session.profile
     holders: dict[str, int] = {}
-    for _ in range(5):
+    steps = 0
+    while len(holders) < 5:
         state = server.call(lambda: session.state)
-        action = next(a for a in state.legal_actions() if isinstance(a, Collect))
-        holders[place_label(profile.to_board(action.cell))] = state.to_move
+        action = state.legal_actions()[0]  # a collection, or what a power asks (a destruction)
         hands(server, f"play {action}")
+        steps += 1
+        wait_for_steps(page, steps)
+        if isinstance(action, Collect):
+            holders[place_label(profile.to_board(action.cell))] = state.to_move
         page.wait_for_function(
             "(count) => document.querySelectorAll('#board [data-holder]').length === count",
             arg=len(holders),
