@@ -2011,6 +2011,11 @@
 
   $("clear-log").addEventListener("click", () => $("log").replaceChildren());
 
+  // The banner shows two lines at most; the whole of what it says is its tooltip.
+  new MutationObserver(() => {
+    $("banner").title = $("banner-text").textContent;
+  }).observe($("banner-text"), { childList: true, characterData: true, subtree: true });
+
   $("whole-board").addEventListener("change", () => {
     state.whole = $("whole-board").checked;
     if (!state.board) return;
