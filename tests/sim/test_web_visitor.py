@@ -130,9 +130,13 @@ def test_a_small_game_on_a_large_board_is_drawn_alone(visit):
     assert page.text_content('[data-place="e5"] .place-label') == "a1"
     # The view frames what is drawn: nothing shown lies outside the board's box.
     board = box(page, "#board")
-    for place in page.locator("#board .place").all():
-        if place.is_visible():
-            assert inside(place.bounding_box(), board), place.get_attribute("data-place")
+    drawn = [p.bounding_box() for p in page.locator("#board .place").all() if p.is_visible()]
+    for place in drawn:
+        assert inside(place, board), place
+    # ...and frames it closely: the places drawn span the board's width, no empty lattice round.
+    left = min(p["x"] for p in drawn)
+    right = max(p["x"] + p["width"] for p in drawn)
+    assert right - left >= 0.85 * board["width"], (left, right, board)
     # A tester of the hardware can still see the whole board.
     page.check("#whole-board")
     page.wait_for_function("document.getElementById('board').dataset.view === 'whole'")
