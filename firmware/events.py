@@ -313,6 +313,9 @@ class SimBoardInfo(Event):
     """What the game's printed overlay shows (Magnetmen; empty for other games): per picture,
     {"name", "cells": the cells it is printed on, "drawing": its shapes in a 100 x 100 box, y
     down, each {"d": SVG path data, "fill" and "stroke": "ink", "paper" or null, "width"}}."""
+    game_trays: tuple[str, ...] = ()
+    """The trays the game takes pieces from or puts them in (its supplies and piles): a page
+    that shows the game alone leaves the others out."""
 
 
 @dataclass(frozen=True)
@@ -332,11 +335,13 @@ class SimPieces(Event):
 @dataclass(frozen=True)
 class SimScores(Event):
     """How a simulated game that keeps score stands now (Magnetmen): each seat's score if the
-    game ended now, and its inventory as {type: icons held}, in seat order."""
+    game ended now, and its inventory as {type: icons held}, in seat order; and who holds each
+    square collected, as {"place", "seat"}."""
 
     TYPE = "sim-scores"
     scores: tuple[int, ...]
     inventories: tuple[dict, ...]
+    holders: tuple[dict, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -347,6 +352,9 @@ class SimLeds(Event):
 
     TYPE = "sim-leds"
     pixels: str
+    menu: tuple[dict, ...] = ()
+    """While the LED menu is open, its squares: {"place", "label", "at" (the one pointed at),
+    "chosen" (a value the game would start with)}; empty while it is closed."""
 
 
 EVENT_TYPES: dict[str, type[Event]] = {

@@ -67,6 +67,10 @@
     outOfOrder: null, // {reason}: taken out of service (a `maintenance` event)
     live: false, // past the events sent on connecting: the sounds are for what happens now
     rulesFor: null, // the game whose rules are shown
+    menu: [], // the LED menu's squares while it is open, from sim-leds
+    whole: false, // the whole board drawn, not the game's area alone (for a hardware tester)
+    view: null, // the lattice's columns and rows drawn
+    failures: 0, // connections lost or refused in a row: two, and the page says so in full
   };
 
   // ---- talking to the board ------------------------------------------------------------------
@@ -78,7 +82,9 @@
     socket.addEventListener("open", () => {
       state.retry = 500;
       state.live = false;
+      state.failures = 0;
       setConnection("open", "connected");
+      $("lost").hidden = true;
     });
     socket.addEventListener("message", (message) => {
       for (const line of String(message.data).split("\n")) {
@@ -88,6 +94,10 @@
     socket.addEventListener("close", (closed) => {
       const why = closed.code === 1008 ? " (refused by the server)" : "";
       setConnection("closed", `disconnected${why}: retrying`);
+      // A blip is retried quietly; a server that stays away covers the page, which would
+      // otherwise show a board that no longer answers.
+      state.failures += 1;
+      if (state.failures >= 2) $("lost").hidden = false;
       setTimeout(connect, state.retry);
       state.retry = Math.min(state.retry * 2, 8000);
     });
@@ -132,6 +142,7 @@
         drawPlay();
         drawScores();
         drawChoice();
+        drawLegend();
         drawBanner();
         showRules();
         break;
@@ -154,12 +165,25 @@
       case "sim-scores":
         state.scores = event;
         drawScores();
+        drawHolders();
         break;
-      case "sim-leds":
+      case "sim-leds": {
         state.pixels = event.pixels;
         state.live = true; // the last of what a page is sent on connecting
+        const menu = event.menu || [];
+        const squares = (list) => list.map((square) => square.place).join();
+        const moved = squares(menu) !== squares(state.menu);
+        state.menu = menu;
+        if (moved && state.board) {
+          // The menu opened, closed or turned a page: draw the squares it lights.
+          buildBoard();
+          drawPieces();
+        } else {
+          drawMenu();
+        }
         drawLeds();
         break;
+      }
       case "choice":
         state.choice = event;
         drawChoice();
@@ -218,13 +242,38 @@
   const cellLabel = (col, row) => String.fromCharCode(97 + col) + (row + 1);
 
   function trayBox(tray, vertical, height, width) {
-    // A tray beside the lattice: each of its rows is a column of slots (a row of slots above or
-    // below it), the slot size chosen so the longest row spans the lattice's side.
+    // A tray beside the lattice drawn: each of its rows is a column of slots (a row of slots
+    // above or below it), the slot size chosen so the longest row spans the lattice's side, or
+    // more than the side of a small game's area, so its slots stay large enough to hit.
     const longest = Math.max(...tray.rows);
-    const span = vertical ? height : width;
+    const span = Math.max(vertical ? height : width, longest * CELL * 0.6);
     const slot = Math.min(CELL * 0.8, span / longest);
     const across = tray.rows.length * slot;
     return { tray, slot, across, along: longest * slot };
+  }
+
+  function menuPlaces() {
+    return new Set(state.menu.map((square) => square.place));
+  }
+
+  function shownCells() {
+    // The lattice's columns and rows drawn: the game's area and the LED menu's squares while
+    // it is open, or every cell where the whole board is asked for (for a tester of the
+    // hardware).
+    const b = state.board;
+    const whole = { c0: 0, c1: b.columns - 1, r0: 0, r1: b.rows - 1, whole: true };
+    if (state.whole) return whole;
+    const cells = [...b.area, ...menuPlaces()].map(parseCell).filter(Boolean);
+    if (!cells.length) return whole;
+    const cols = cells.map((c) => c.col);
+    const rows = cells.map((c) => c.row);
+    return { c0: Math.min(...cols), c1: Math.max(...cols), r0: Math.min(...rows), r1: Math.max(...rows), whole: false };
+  }
+
+  function seatPlays(name) {
+    // A seat's status LED and button belong to the page only where the game seats it.
+    const seat = /^seat-(\d+)$/.exec(name);
+    return !seat || Number(seat[1]) <= Math.max(1, state.board.players.length);
   }
 
   function buildBoard() {
@@ -235,10 +284,18 @@
     state.status = [];
     svg.replaceChildren();
 
-    const width = b.columns * CELL;
-    const height = b.rows * CELL;
+    const view = shownCells();
+    state.view = view;
+    // The game's own names round its area (a1 at its lower-left corner); the lattice's round
+    // the whole board or the menu.
+    const gameNames = !view.whole && !state.menu.length;
+    const origin = gameOrigin();
+    const width = (view.c1 - view.c0 + 1) * CELL;
+    const height = (view.r1 - view.r0 + 1) * CELL;
+    const gameTrays = b.game_trays || b.trays.map((tray) => tray.name);
+    const used = (tray) => state.whole || gameTrays.includes(tray.name);
     const sides = { left: [], right: [], top: [], bottom: [] };
-    for (const tray of b.trays) {
+    for (const tray of b.trays.filter(used)) {
       const side = sides[tray.side] ? tray.side : "right";
       sides[side].push(trayBox(tray, side === "left" || side === "right", height, width));
     }
@@ -247,95 +304,138 @@
     const top = 48 + sum(sides.top);
     const right = sum(sides.right);
     const bottom = sum(sides.bottom);
-    const totalWidth = left + width + right + 20;
     // A big lattice is drawn small: keep its names and status LEDs readable.
-    const scale = Math.max(1, Math.min(2, totalWidth / 1100));
+    const scale = Math.max(1, Math.min(2, (left + width + right + 20) / 1100));
     svg.style.setProperty("--text-scale", String(scale));
-    const statusHeight = b.status.length ? 70 * scale : 0;
-    const boxesHeight = state.boxes.length ? CELL + 12 : 0;
-    const totalHeight = top + height + MARGIN + bottom + statusHeight + boxesHeight + 10;
-    svg.setAttribute("viewBox", `0 0 ${totalWidth} ${totalHeight}`);
+    // What is drawn, in drawing units: the view box frames it.
+    const frame = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
+    const grow = (x, y, w, h) => {
+      frame.x0 = Math.min(frame.x0, x);
+      frame.y0 = Math.min(frame.y0, y);
+      frame.x1 = Math.max(frame.x1, x + w);
+      frame.y1 = Math.max(frame.y1, y + h);
+    };
 
     const area = new Set(b.area);
     const holes = new Set(b.holes);
     const lattice = el("g", { class: "lattice" }, svg);
     el("rect", { x: left - 8, y: top - 8, width: width + 16, height: height + 16, rx: 10, fill: "#30343b" }, lattice);
+    grow(left - 8, top - 8, width + 16, height + 16);
     // Tiles lie between the lattice and the cells' LEDs: their plates show round the cells.
     el("g", { class: "tile-plates", id: "tile-plates" }, lattice);
     for (let row = 0; row < b.rows; row++) {
       for (let col = 0; col < b.columns; col++) {
         const label = cellLabel(col, row);
         if (holes.has(label)) continue;
-        const x = left + col * CELL;
-        const y = top + (b.rows - 1 - row) * CELL;
+        const x = left + (col - view.c0) * CELL;
+        const y = top + (view.r1 - row) * CELL;
         const place = addPlace(lattice, label, "cell", x + 3, y + 3, CELL - 6, CELL - 6, 8);
         place.col = col;
         place.row = row;
         if (!area.has(label)) place.group.classList.add("outside");
+        if (col < view.c0 || col > view.c1 || row < view.r0 || row > view.r1) {
+          // Off the view, drawn all the same so its LED is still followed, but not shown.
+          hide(place);
+          continue;
+        }
         state.cells.set(`${col},${row}`, place);
       }
     }
-    outlineArea(area, left, top);
+    outlineArea(area, left - view.c0 * CELL, top - (b.rows - 1 - view.r1) * CELL);
     // Their rims and key notches are drawn over the cells, clear of the pieces in the middle.
     el("g", { class: "tiles", id: "tiles" }, svg);
-    for (let col = 0; col < b.columns; col++) {
-      const t = el("text", { class: "axis-label", x: left + col * CELL + CELL / 2, y: top + height + MARGIN / 2 + 4 }, svg);
-      t.textContent = String.fromCharCode(97 + col);
+    el("g", { class: "menu-squares", id: "menu-squares" }, svg);
+    for (let col = view.c0; col <= view.c1; col++) {
+      const t = el("text", { class: "axis-label", x: left + (col - view.c0) * CELL + CELL / 2, y: top + height + MARGIN / 2 + 4 }, svg);
+      t.textContent = gameNames ? cellLabel(col - origin.col, 0).slice(0, 1) : cellLabel(col, 0).slice(0, 1);
     }
-    for (let row = 0; row < b.rows; row++) {
-      const t = el("text", { class: "axis-label", x: left - MARGIN / 2 - 6, y: top + (b.rows - 1 - row) * CELL + CELL / 2 }, svg);
-      t.textContent = String(row + 1);
+    for (let row = view.r0; row <= view.r1; row++) {
+      const t = el("text", { class: "axis-label", x: left - MARGIN / 2 - 6, y: top + (view.r1 - row) * CELL + CELL / 2 }, svg);
+      t.textContent = String((gameNames ? row - origin.row : row) + 1);
     }
+    grow(left - MARGIN - 8, top, MARGIN, height + MARGIN);
 
     let x = left - GAP;
     for (const box of sides.left) {
       x -= box.across;
-      drawTray(box, x, top + (height - box.along) / 2, true);
+      grow(...drawTray(box, x, top + (height - box.along) / 2, true));
       x -= GAP;
     }
     x = left + width + GAP;
     for (const box of sides.right) {
-      drawTray(box, x, top + (height - box.along) / 2, true);
+      grow(...drawTray(box, x, top + (height - box.along) / 2, true));
       x += box.across + GAP;
     }
     let y = top - GAP;
     for (const box of sides.top) {
       y -= box.across;
-      drawTray(box, left + (width - box.along) / 2, y, false);
+      grow(...drawTray(box, left + (width - box.along) / 2, y, false));
       y -= GAP;
     }
     y = top + height + MARGIN;
     for (const box of sides.bottom) {
-      drawTray(box, left + (width - box.along) / 2, y, false);
+      grow(...drawTray(box, left + (width - box.along) / 2, y, false));
       y += box.across + GAP;
     }
+    // The trays the game leaves alone: drawn, so their LEDs are followed, but not shown.
+    for (const tray of b.trays.filter((one) => !used(one))) {
+      const group = drawTray(trayBox(tray, true, height, width), left, top, true, true);
+      group.classList.add("unshown");
+    }
+    for (const place of state.places.values()) {
+      if (place.kind === "slot" && place.group.closest(".unshown")) place.shown = false;
+    }
 
-    const statusY = top + height + MARGIN + bottom + 22 * scale;
+    // The status LEDs of the seats that play (and the alert), in a row under the board.
+    const below = Math.max(frame.y1, top + height + MARGIN + bottom);
+    const statusY = below + 22 * scale;
     const statusGroup = el("g", { class: "status" }, svg);
-    b.status.forEach((name, i) => {
+    let shownStatus = 0;
+    b.status.forEach((name) => {
       const group = el("g", { class: "status-led", "data-place": name, "data-led": "000000" }, statusGroup);
-      const cx = left + 20 * scale + i * 120 * scale;
+      const shown = state.whole || seatPlays(name);
+      const cx = left + 20 * scale + (shown ? shownStatus++ : 0) * 120 * scale;
       const circle = el("circle", { cx, cy: statusY, r: 14 * scale, fill: "#23262b" }, group);
       const text = el("text", { x: cx, y: statusY + 34 * scale }, group);
       text.textContent = name;
+      if (shown) grow(cx - 60 * scale, statusY - 16 * scale, 120 * scale, 56 * scale);
+      else group.classList.add("unshown");
       state.status.push({ name, led: b.leds[name], circle, group });
     });
 
     // Boxes off the board, where pieces no sensor sees wait: a row of their own, under it all.
     const boxesGroup = el("g", { class: "boxes" }, svg);
-    const boxY = top + height + MARGIN + bottom + statusHeight;
+    const boxY = Math.max(frame.y1, below) + 12;
     const boxWidth = 2.2 * CELL; // room for "box tokens-turned: 64"
     state.boxes.forEach((label, i) => {
-      addPlace(boxesGroup, label, "box", left + i * (boxWidth + GAP) + 3, boxY + 3, boxWidth - 6, CELL - 6, 14);
+      const bx = left + i * (boxWidth + GAP);
+      addPlace(boxesGroup, label, "box", bx + 3, boxY + 3, boxWidth - 6, CELL - 6, 14);
+      grow(bx, boxY, boxWidth, CELL);
     });
+
+    const pad = 10;
+    const viewWidth = frame.x1 - frame.x0 + 2 * pad;
+    const viewHeight = frame.y1 - frame.y0 + 2 * pad;
+    svg.setAttribute("viewBox", `${frame.x0 - pad} ${frame.y0 - pad} ${viewWidth} ${viewHeight}`);
+    // The page sizes the board by its shape: as wide as the room, or as the height allows.
+    document.documentElement.style.setProperty("--board-ratio", String(viewWidth / viewHeight));
+    svg.dataset.view = view.whole ? "whole" : "game";
 
     el("g", { class: "ghost", id: "ghost" }, svg);
     drawTiles();
+    drawMenu();
+    drawHolders();
+  }
+
+  function hide(place) {
+    place.shown = false;
+    place.group.classList.add("unshown");
   }
 
   function outlineArea(area, left, top) {
     // On a lattice larger than the game, the game's area framed, and its cells named as the
-    // game names them (what the banner says); the cells round it are off the game.
+    // game names them (what the banner says); the cells round it are off the game. `left` and
+    // `top` are where the lattice's a-column and top row would be drawn.
     const b = state.board;
     const cells = [...area].map(parseCell).filter(Boolean);
     const partial = cells.length && cells.length < b.columns * b.rows - b.holes.length;
@@ -352,17 +452,21 @@
       height: (r1 - r0 + 1) * CELL + 12,
       rx: 14,
     }, svg);
+    const origin = gameOrigin();
     for (const label of area) {
       const place = state.places.get(label);
-      if (!place || !place.caption) continue;
-      place.caption.textContent = squareName(label);
+      const cell = parseCell(label);
+      if (!place || !place.caption || !cell) continue;
+      place.caption.textContent = cellLabel(cell.col - origin.col, cell.row - origin.row);
       place.caption.classList.add("game-square");
       const title = el("title", {}, place.group);
       title.textContent = `board cell ${label}`;
     }
   }
 
-  function drawTray(box, x, y, vertical) {
+  function drawTray(box, x, y, vertical, unshown = false) {
+    // Returns the box it takes, [x, y, w, h] (its name above it included); or, for a tray not
+    // shown, its group.
     const { tray, slot } = box;
     const w = vertical ? box.across : box.along;
     const h = vertical ? box.along : box.across;
@@ -379,6 +483,8 @@
         addPlace(group, label, "slot", sx + 3, sy + 3, slot - 6, slot - 6, slot / 2);
       }
     });
+    if (unshown) return group;
+    return [x - 6, y - 40, w + 12, h + 46];
   }
 
   function addPlace(parent, label, kind, x, y, w, h, radius) {
@@ -403,27 +509,32 @@
     const picture = kind === "cell" ? state.printed.get(label) : undefined;
     if (picture) {
       // What the printed overlay shows on this cell, under the pieces; its cut-outs take the
-      // colour of the LED beneath (drawLeds).
-      const size = Math.min(w, h) * 0.62;
+      // colour of the LED beneath (drawLeds). Large: it is what a player looks for.
+      const size = Math.min(w, h) * 0.8;
       group.classList.add("printed");
       group.dataset.picture = picture;
-      drawPicture(group, picture, (w - size) / 2, (h - size) / 2 + 5, size);
+      drawPicture(group, picture, (w - size) / 2, (h - size) / 2 + 4, size);
     }
     const pieces = el("g", { class: "pieces" }, group);
-    const place = { label, kind, x, y, w, h, led: state.board.leds[label], group, surface, pieces, caption };
+    const place = { label, kind, x, y, w, h, led: state.board.leds[label], group, surface, pieces, caption, shown: true };
     state.places.set(label, place);
     return place;
   }
 
   function drawPicture(parent, name, x, y, size) {
     // One of the overlay's pictures, from its shapes in a 100-unit box: "ink" and "paper"
-    // (the cut-outs) take their colours from CSS, where it is drawn.
+    // (the cut-outs) take their colours from CSS, where it is drawn. Named, for a pointer's
+    // tooltip and a screen reader.
     const drawing = state.pictures.get(name) || [];
     const group = el("g", {
       class: "picture",
       "data-picture": name,
+      role: "img",
+      "aria-label": name,
       transform: `translate(${x} ${y}) scale(${size / 100})`,
     }, parent);
+    const title = el("title", {}, group);
+    title.textContent = name;
     for (const shape of drawing) {
       el("path", {
         d: shape.d,
@@ -434,11 +545,82 @@
     return group;
   }
 
+  function drawMenu() {
+    // While the LED menu is open, what each of its lit squares means, on the square.
+    const layer = $("menu-squares");
+    if (!layer) return;
+    layer.replaceChildren();
+    svg.classList.toggle("menu-open", state.menu.length > 0);
+    for (const square of state.menu) {
+      const place = state.places.get(square.place);
+      if (!place || place.shown === false) continue;
+      const group = el("g", {
+        class: "menu-square",
+        "data-menu": square.place,
+        "data-label": square.label,
+        transform: `translate(${place.x} ${place.y})`,
+      }, layer);
+      group.classList.toggle("at", square.at);
+      group.classList.toggle("chosen", square.chosen);
+      el("rect", { class: "menu-plate", x: 4, y: place.h - 52, width: place.w - 8, height: 48, rx: 6 }, group);
+      const words = menuWords(square.label);
+      words.forEach((line, i) => {
+        const text = el("text", { class: "menu-label", x: place.w / 2, y: place.h - 36 + i * 17 }, group);
+        text.textContent = line;
+      });
+      const title = el("title", {}, group);
+      title.textContent = `menu: ${square.label}${square.at ? " (pointed at)" : ""}`;
+    }
+  }
+
+  function menuWords(label) {
+    // A menu square's meaning in two short lines: "brightness 0.25" -> "brightness", "0.25";
+    // "tic-tac-toe" -> "tic-tac-", "toe". The square's title has it whole.
+    const short = (text) => (text.length > 11 ? `${text.slice(0, 10)}\u2026` : text);
+    const words = label.replace(/_/g, " ").split(" ");
+    if (words.length === 1) {
+      const cut = label.lastIndexOf("-");
+      return cut > 0 ? [short(label.slice(0, cut + 1)), short(label.slice(cut + 1))] : [short(label)];
+    }
+    const last = words.pop();
+    return [short(words.join(" ")), short(last)];
+  }
+
+  function drawHolders() {
+    // Who holds each square collected (Magnetmen): the collector's colour round the square
+    // and their name in its corner, as sim-scores says.
+    for (const place of state.places.values()) {
+      if (place.holder) {
+        place.holder.remove();
+        place.holder = null;
+        delete place.group.dataset.holder;
+      }
+    }
+    const holders = (state.scores && state.scores.holders) || [];
+    const colours = (state.board && state.board.seat_colours) || [];
+    for (const { place: label, seat } of holders) {
+      const place = state.places.get(label);
+      if (!place) continue;
+      const colour = colours[seat] || "#ffffff";
+      const group = el("g", { class: "holder", "data-seat": seat }, place.group);
+      el("rect", { class: "holder-ring", x: 2, y: 2, width: place.w - 4, height: place.h - 4, rx: 8, stroke: colour }, group);
+      el("circle", { class: "holder-badge", cx: place.w - 17, cy: 17, r: 14, fill: colour }, group);
+      const name = el("text", { class: "holder-name", x: place.w - 17, y: 17, fill: inkOn(colour) }, group);
+      name.textContent = nameOf(seat);
+      const title = el("title", {}, group);
+      title.textContent = `collected by ${nameOf(seat)}`;
+      place.group.dataset.holder = String(seat);
+      place.holder = group;
+    }
+  }
+
   function pictureIcon(name, title) {
     // A picture on its own, for the panels.
     const small = document.createElementNS(SVG, "svg");
     small.setAttribute("viewBox", "0 0 100 100");
     small.classList.add("picture-icon");
+    small.setAttribute("role", "img");
+    small.setAttribute("aria-label", title || name);
     const label = el("title", {}, small);
     label.textContent = title || name;
     drawPicture(small, name, 0, 0, 100);
@@ -756,6 +938,7 @@
 
   function placeAt(point) {
     for (const place of state.places.values()) {
+      if (place.shown === false) continue;
       if (point.x >= place.x && point.x <= place.x + place.w && point.y >= place.y && point.y <= place.y + place.h) {
         return place;
       }
@@ -1153,6 +1336,21 @@
     $("scores").replaceChildren(...rows);
   }
 
+  function drawLegend() {
+    // Each picture of the game's overlay with its name: what the squares are.
+    const panel = $("legend-panel");
+    panel.hidden = !state.pictures.size;
+    $("legend").replaceChildren(...[...state.pictures.keys()].map((name) => {
+      const item = document.createElement("li");
+      item.className = "legend-item";
+      item.dataset.picture = name;
+      const caption = document.createElement("span");
+      caption.textContent = name;
+      item.append(pictureIcon(name), caption);
+      return item;
+    }));
+  }
+
   function optionText(option) {
     // "A-Baker": A loses a Baker; "B+Baker": B gains one; "end": the turn ends.
     const match = /^([A-Z])([+-])(.+)$/.exec(option);
@@ -1306,6 +1504,7 @@
     event.preventDefault();
     const command = { do: "new-game", game: $("game-select").value, options: chosenOptions(), ai: chosenAi() };
     if ($("board-select").value && $("board-select").value !== state.board.board) command.board = $("board-select").value;
+    $("log").replaceChildren(); // a new game: a log of its own
     send(command);
   });
 
@@ -1811,6 +2010,19 @@
   }
 
   $("clear-log").addEventListener("click", () => $("log").replaceChildren());
+
+  // The banner shows two lines at most; the whole of what it says is its tooltip.
+  new MutationObserver(() => {
+    $("banner").title = $("banner-text").textContent;
+  }).observe($("banner-text"), { childList: true, characterData: true, subtree: true });
+
+  $("whole-board").addEventListener("change", () => {
+    state.whole = $("whole-board").checked;
+    if (!state.board) return;
+    buildBoard();
+    drawPieces();
+    drawLeds();
+  });
 
   loadBoards();
   connect();

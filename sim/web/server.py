@@ -218,6 +218,7 @@ class BoardHost:
         self._shown_pieces: Any = None
         self._shown_scores: Any = None
         self._shown_leds: str | None = None
+        self._shown_menu: tuple[dict[str, Any], ...] = ()
         self._standing: dict[type[Event], Event] = {}
         """The latest event of each STANDING type."""
 
@@ -268,12 +269,13 @@ class BoardHost:
             self._shown_pieces = (shown.places, shown.hand, shown.tiles)
             out.append(shown)
         scores = standings(self.session)
-        if scores is not None and (scores.scores, scores.inventories) != self._shown_scores:
-            self._shown_scores = (scores.scores, scores.inventories)
+        standing = None if scores is None else (scores.scores, scores.inventories, scores.holders)
+        if scores is not None and standing != self._shown_scores:
+            self._shown_scores = standing
             out.append(scores)
         lit = leds(self.session)
-        if lit.pixels != self._shown_leds:
-            self._shown_leds = lit.pixels
+        if lit.pixels != self._shown_leds or lit.menu != self._shown_menu:
+            self._shown_leds, self._shown_menu = lit.pixels, lit.menu
             out.append(lit)
         if out:
             self.broadcast(out)

@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 from typing import Any
 
+from magboard.firmware.app.menu import Menu
 from magboard.firmware.events import SimBoardInfo, SimLeds, SimPieces, SimScores
 from magboard.firmware.games import Game, all_games
 from magboard.firmware.games.magnetmen import MagnetmenState
+from magboard.firmware.games.magnetmen.rules import Collect
 from magboard.firmware.lights.palette import DEFAULT as PALETTE
 from magboard.firmware.profiles import PieceKind, ProfileError, profile_for
 from magboard.hardware.spec import BoardSpec, Place, Slot, cell_label, place_label
@@ -90,6 +93,9 @@ def board_info(session: SimSession, games: list[Game]) -> SimBoardInfo:
         area=area,
         seat_colours=tuple(_hex(colour) for colour in PALETTE.players),
         overlay=overlay(session),
+        game_trays=tuple(
+            sorted({slot.tray for supply in session.profile.supplies for slot in supply.slots})
+        ),
     )
 
 
@@ -111,17 +117,40 @@ def overlay(session: SimSession) -> tuple[dict[str, Any], ...]:
 
 
 def standings(session: SimSession) -> SimScores | None:
-    """How a game that keeps score stands: every seat's running score and inventory (Magnetmen);
-    None for other games."""
+    """How a game that keeps score stands: every seat's running score and inventory, and who
+    holds each square collected (Magnetmen); None for other games."""
     state = session.state
     if not isinstance(state, MagnetmenState):
         return None
     kinds = state.setup.kinds
+    holders = collectors(session.initial, session.referee.played)
     return SimScores(
         session.clock.now(),
         state.scores,
         tuple({kinds[t]: count for t, count in enumerate(held) if count} for held in state.counts),
+        tuple(
+            {"place": cell_label(session.profile.to_board(cell)), "seat": seat}
+            for cell, seat in sorted(holders.items())
+        ),
     )
+
+
+@lru_cache(maxsize=4)
+def collectors(initial: MagnetmenState, played: tuple[str, ...]) -> dict[tuple[int, int], int]:
+    """Who collected each square still held, by the game's cells: the game keeps how many icons
+    a seat holds, not where it took them, so its actions are played again from the start. A
+    Police square collected a second time is turned over, and no one's any more."""
+    state: Any = initial
+    held: dict[tuple[int, int], int] = {}
+    for text in played:
+        action = state.parse_action(text)
+        if isinstance(action, Collect):
+            if action.cell in held:
+                del held[action.cell]
+            else:
+                held[action.cell] = state.to_move
+        state = state.successor(action)
+    return held
 
 
 def _hex(colour: tuple[int, int, int]) -> str:
@@ -214,5 +243,27 @@ def _order(place: Place) -> tuple[int, str, int, int]:
 
 
 def leds(session: SimSession) -> SimLeds:
+    """The LEDs, and while the LED menu is open what its lit squares mean: the lights alone do
+    not say which square is which game or level."""
     pixels = session.board.visible_leds()
-    return SimLeds(session.clock.now(), "".join(f"{r:02x}{g:02x}{b:02x}" for r, g, b in pixels))
+    return SimLeds(
+        session.clock.now(),
+        "".join(f"{r:02x}{g:02x}{b:02x}" for r, g, b in pixels),
+        menu_squares(session.loop.menu),
+    )
+
+
+def menu_squares(menu: Menu) -> tuple[dict[str, Any], ...]:
+    """The squares of the LED menu's page shown, each with what taking it does; none while
+    the menu is closed."""
+    if not menu.open:
+        return ()
+    return tuple(
+        {
+            "place": _label(entry.place),
+            "label": entry.label,
+            "at": i == menu.at,
+            "chosen": menu.chosen(entry),
+        }
+        for i, entry in enumerate(menu.entries)
+    )

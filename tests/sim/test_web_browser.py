@@ -218,7 +218,8 @@ def test_panel_buttons_and_a_slide(page, server):
     wait_for_log(page, "illegal")  # X's piece moved in O's turn
     page.select_option("#game-select", "tic-tac-toe")
     page.click("#new-game")
-    wait_for_log(page, "game-started", 2)
+    wait_for_log(page, "game-started")  # the log starts again with the new game
+    assert page.locator("#log [data-type='illegal']").count() == 0
     page.wait_for_selector('[data-place="A1"] .stack')
     assert page.locator('[data-place="c1"] .stack').count() == 0
     assert server.call(lambda: server.host.session.state.turn) == 0

@@ -17,8 +17,9 @@ from websockets.sync.client import ClientConnection, connect
 
 from magboard.firmware import events as ev
 from magboard.firmware.games import all_games
+from magboard.firmware.games.magnetmen.rules import Collect
 from magboard.firmware.lights.palette import DEFAULT as PALETTE
-from magboard.hardware.spec import load_board
+from magboard.hardware.spec import load_board, place_label
 from magboard.host.cli import main
 from magboard.sim.scenario import shows
 from magboard.sim.web.guard import host_name, is_loopback, refusal
@@ -333,6 +334,51 @@ def test_running_scores_and_inventories_follow_the_moves(magnetmen):
     assert scores["inventories"][0] == {printed.squares[first]: 1}
     assert scores["inventories"][1:] == [{}, {}]
     assert scores["scores"] == list(server.call(lambda: session.state.scores))
+
+
+def test_each_collected_square_names_who_holds_it(magnetmen):
+    page, server = magnetmen
+    got = page.greeting()
+    assert got["sim-scores"]["holders"] == []
+    assert got["sim-board"]["game_trays"] == []  # its tokens wait in boxes
+    session = server.host.session
+    played: dict[str, int] = {}
+    scores: dict[str, Any] = {}
+    while len(played) < 4:
+        state = server.call(lambda: session.state)
+        action = state.legal_actions()[0]  # a collection, or what a power asks (a destruction)
+        page.send({"do": "play", "args": [str(action)]})
+        if not isinstance(action, Collect):
+            page.until(lambda d, a=str(action): d.get("actions", [""])[-1:] == [a])
+            continue
+        played[place_label(session.profile.to_board(action.cell))] = state.to_move
+        count = len(played)
+        scores = page.until(lambda d, n=count: d["type"] == "sim-scores" and len(d["holders"]) == n)
+    assert {h["place"]: h["seat"] for h in scores["holders"]} == played
+    assert sorted(set(played.values())) == [0, 1, 2]
+
+
+def test_the_led_menu_is_told_square_by_square_while_it_is_open():
+    host = BoardHost("r1", "tic-tac-toe", speed=20)
+    with ServerThread(host) as running, connect(ws_url(running), max_size=2**22) as socket:
+        page = Page(socket)
+        got = page.greeting()
+        assert got["sim-leds"]["menu"] == []
+        assert got["sim-board"]["game_trays"] == ["A", "B"]
+        page.send({"do": "press", "args": ["menu"]})
+        shown = page.until(lambda d: d["type"] == "sim-leds" and d["menu"])["menu"]
+        assert shown[0] == {"place": "a1", "label": "tic-tac-toe", "at": True, "chosen": False}
+        assert [s["label"] for s in shown[7:]] == [
+            "brightness 0.25",
+            "brightness 0.5",
+            "brightness 1",
+            "self-test",
+        ]
+        page.send({"do": "press", "args": ["seat-1"]})
+        at = page.until(lambda d: d["type"] == "sim-leds" and any(s["at"] for s in d["menu"][1:2]))
+        assert at["menu"][1]["label"] == "tic-tac-cap"
+        page.send({"do": "press", "args": ["new"]})
+        page.until(lambda d: d["type"] == "sim-leds" and d["menu"] == [])
 
 
 def test_a_choice_is_made_by_its_option(server, page):
