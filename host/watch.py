@@ -11,8 +11,8 @@ import sys
 from typing import Any
 
 from magboard.firmware.app.errors import CommandError
-from magboard.firmware.event_words import Describer
 from magboard.firmware.events import LedFrame
+from magboard.firmware.words import Describer
 
 from .link import BoardLink, LinkError
 

@@ -20,13 +20,13 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from magboard.firmware.app.errors import CommandError
-from magboard.firmware.event_words import Describer
 from magboard.firmware.events import (
     Event,
     GameOver,
     LedFrame,
 )
 from magboard.firmware.games import Action, Game, get_game
+from magboard.firmware.words import Describer
 from magboard.hardware.spec import BoardSpec, Place, Slot, cell_label, load_board
 
 from .session import SimSession

@@ -116,8 +116,8 @@ def test_no_text_crashes_the_parser(text):
 
 def test_people_read_the_games_own_squares_and_board_squares_named_as_such():
     """On r1, tic-tac-toe's b2 is board square f6: the log says b2, as the move does."""
-    from magboard.firmware.event_words import Describer
     from magboard.firmware.events import GameStarted, Illegal, InHand
+    from magboard.firmware.words import Describer
 
     words = Describer()
     words.text(GameStarted(0.0, "tic-tac-toe", {}, "r1", ("X", "O")))

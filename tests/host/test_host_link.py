@@ -16,7 +16,6 @@ import serial
 
 from magboard.firmware.app.errors import CommandError
 from magboard.firmware.app.link import SerialLink
-from magboard.firmware.event_words import Describer
 from magboard.firmware.events import (
     ButtonPressed,
     Clear,
@@ -33,6 +32,7 @@ from magboard.firmware.events import (
     Partial,
     Restored,
 )
+from magboard.firmware.words import Describer
 from magboard.host import cli
 from magboard.host import link as host_link
 from magboard.host.link import BoardLink, LinkError
