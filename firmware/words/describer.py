@@ -42,7 +42,7 @@ from ..events import (
     Restored,
     TakenBack,
 )
-from ..games import Action, Game, GameError, State, get_game
+from ..games import CARRY_OUT, END_TURN, PASS, Action, Game, GameError, State, get_game
 from ..profiles import ProfileError, profile_for
 from .actions import Phrase, said, undo
 from .places import PlaceNames
@@ -52,6 +52,8 @@ MANY_TARGETS = 4
 BOARD_PLAYS = re.compile(r"^the board plays (\S+) \((\w+)\)$")
 """The simulator's note naming the seat the board plays, and how well."""
 BOARD_MADE = "made: the board's move"
+BOOKKEEPING: dict[str, Action] = {str(a): a for a in (PASS, END_TURN, CARRY_OUT)}
+"""Actions every game writes alike, whatever its own notation."""
 
 
 class Mood(Enum):
@@ -176,12 +178,14 @@ class Describer:
             case GameStarted():
                 return self._started(event), _options(event), ()
             case Moved():
-                return self._moved(event), " ".join(event.actions), ()
+                line = self._moved(event)
+                return line, _notation(event.actions, line), ()
             case Partial():
                 self.to_move = event.player
                 self.need = None
                 self.pending = Need(self._pending_text(event.player), event.player)
-                return f"{name} so far: {self._told(event.actions)}", " ".join(event.actions), ()
+                line = f"{name} so far: {self._told(event.actions)}"
+                return line, _notation(event.actions, line), ()
             case InHand():
                 return self._in_hand(event), "", ()
             case Obligation():
@@ -213,8 +217,8 @@ class Describer:
                 self.need = self.pending = None
                 self.result = None
                 self.turns = max(0, self.turns - 1)
-                told = self._told(event.actions)
-                return f"{name} took back their move ({told})", " ".join(event.actions), ()
+                line = f"{name} took back their move ({self._told(event.actions)})"
+                return line, _notation(event.actions, line), ()
             case GameOver():
                 self.result = self._result(event)
                 self.winners = event.winners
@@ -341,6 +345,8 @@ class Describer:
     def _parsed(self, text: str) -> Action | None:
         """The action `text` names (its notation only: where it is legal is the referee's
         business), if this program knows the game and the notation."""
+        if text in BOOKKEEPING:
+            return BOOKKEEPING[text]
         game = self._game.game
         try:
             return game.parse_action(text) if game is not None else None
@@ -397,7 +403,7 @@ class Describer:
         if text.startswith(BOARD_MADE):
             self.need = None
             return "The board's move is made"
-        return text[:1].upper() + text[1:]
+        return text
 
     def _quiet(self, event: Event) -> str:
         """The terminal's line for an event a log leaves out."""
@@ -486,6 +492,13 @@ def _options(event: GameStarted) -> str:
     options = " ".join(f"{k}={_word(v)}" for k, v in sorted(event.options.items()))
     actions = " ".join(event.actions)
     return "; ".join(part for part in (options, actions) if part)
+
+
+def _notation(actions: tuple[str, ...], line: str) -> str:
+    """The actions' notation for the log's detail, where the line does not already say it
+    word for word (tic-tac-toe's "b2" is both)."""
+    words = set(re.findall(r"[\w<>^:-]+", line))
+    return "" if all(action in words for action in actions) else " ".join(actions)
 
 
 def _turns(n: int) -> str:

@@ -99,7 +99,7 @@ def _supply(supply: Supply, seats: Sequence[str]) -> str:
     if owner is None or owner >= len(seats):
         return f"the {supply.name.replace('-', ' ')} {'tray' if supply.sensed else 'box'}"
     what = supply.name.partition("-")[2]
-    if what in sized.LETTERS:  # Tic-Tac-Cap's and Tic Tac Doh!'s trays of one size
+    if len(what) == 1 and what in sized.LETTERS:  # a tray of one size (Tic-Tac-Cap)
         what = sized.NAMES[sized.LETTERS.index(what)]
     noun = "pile" if what == "captured" else "tray" if supply.sensed else "box"
     return f"{seats[owner]}'s {what + ' ' if what else ''}{noun}"
