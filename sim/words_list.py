@@ -31,8 +31,20 @@ from .web.snapshot import hosted_games
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "tests" / "scenarios"
 DEMO_SEEDS = (1, 2, 3)
-SQUARE = re.compile(r"\b[a-p](?:1[0-6]|[1-9])\b")
-NUMBER = re.compile(r"\b\d+(?:\.\d+)?\b")
+SAME = (
+    (re.compile(r"\b[a-p](?:1[0-6]|[1-9])\b"), "SQUARE"),
+    (re.compile(r"\b(?:\d+(?:\.\d+)?|one|two|three|four|five|six)\b"), "N"),
+    (re.compile(r"\b(?:up|down|left|right|clockwise|counter-clockwise)\b"), "WAY"),
+    (re.compile(r"\b[ABCDXO]\b"), "SEAT"),
+    (re.compile(r"\b(?:kitten|puppy|Small|Medium|Large|S|M|L)\b"), "KIND"),
+    (re.compile(r"\b(?:the tile|the group of N)\b"), "GROUP"),
+    (re.compile(r"\bcells\b"), "cell"),
+    (re.compile(r"SQUARE(?:, SQUARE)+"), "SQUARE"),
+    (re.compile(r"SEAT(?:, SEAT)+"), "SEAT"),
+    (re.compile(r"(SEAT's KIND tray)(?:, SEAT's KIND tray)+"), r"\1"),
+)
+"""What sets two lines apart without changing their wording: squares, numbers, ways,
+seats and kinds of piece, and lists of them."""
 
 
 @dataclass(frozen=True)
@@ -43,11 +55,16 @@ class Said:
     type: str
     line: str
     banner: str | None
+    extent: tuple[int, int] = (0, 0)
+    """The game's columns and rows as played (its squares are named within them)."""
 
     @property
     def wording(self) -> str:
         """The line with its squares and numbers set aside: one wording, many positions."""
-        return NUMBER.sub("N", SQUARE.sub("□", self.line))
+        wording = self.line
+        for pattern, same in SAME:
+            wording = pattern.sub(same, wording)
+        return wording
 
 
 def runs() -> Iterator[tuple[str, list[Event]]]:
@@ -74,7 +91,7 @@ def said(game: str, events: Iterable[Event]) -> Iterator[Said]:
         if told.line is None:
             continue
         banner = told.banner.text if told.banner is not None else None
-        yield Said(game, event.TYPE, told.line, banner)
+        yield Said(game, event.TYPE, told.line, banner, words.extent)
 
 
 def collect(found: Iterable[tuple[str, list[Event]]] | None = None) -> list[Said]:

@@ -110,13 +110,17 @@ def said(action: Action, state: State | None = None) -> Phrase:
     return Phrase(str(action), str(action))
 
 
-def undo(action: Action) -> str | None:
+def undo(action: Action, extent: tuple[int, int]) -> str | None:
     """How to take a wrong move of a tile or a group back, as a player would put it ("shift
-    the tile at c2 back left"); None for an action best undone square by square."""
+    the tile at c2 back left"); None for an action best undone square by square. A tile
+    pushed (half) off the game's `extent` has no square of the game to be named by."""
     match action:
         case Shift():
-            back = BACK[action.way]
-            return f"shift the tile at {cell_name(action.target)} back {WAYS[back]}"
+            back = WAYS[BACK[action.way]]
+            col, row = action.target
+            if not (0 <= col < extent[0] and 0 <= row < extent[1]):
+                return f"shift the tile back {back}, onto the game"
+            return f"shift the tile at {cell_name(action.target)} back {back}"
         case QuarterTurn():
             way = "counter-clockwise" if action.clockwise else "clockwise"
             return f"turn the tile at {cell_name(action.tile)} back a quarter {way}"

@@ -52,6 +52,10 @@ MANY_TARGETS = 4
 BOARD_PLAYS = re.compile(r"^the board plays (\S+) \((\w+)\)$")
 """The simulator's note naming the seat the board plays, and how well."""
 BOARD_MADE = "made: the board's move"
+TAKING_BACK = re.compile(r"^taking back (\S+) (.+?) with the board's reply (.+): (.+)$")
+"""The referee's note as a takeback against the board begins (in notation)."""
+MENU_SWITCH = re.compile(r"^menu: (\w+) (True|False)$")
+OWED_FIRST = "first make the board's move as shown"
 BOOKKEEPING: dict[str, Action] = {str(a): a for a in (PASS, END_TURN, CARRY_OUT)}
 """Actions every game writes alike, whatever its own notation."""
 
@@ -141,6 +145,12 @@ class Describer:
     def names(self) -> tuple[str, ...]:
         return self._game.names
 
+    @property
+    def extent(self) -> tuple[int, int]:
+        """The columns and rows of the game being played, as its options make it."""
+        start = self._game.start
+        return start.extent if start is not None else (0, 0)
+
     def name(self, seat: int | None) -> str:
         names = self._game.names
         if seat is not None and 0 <= seat < len(names):
@@ -185,6 +195,8 @@ class Describer:
                 self.need = None
                 self.pending = Need(self._pending_text(event.player), event.player)
                 line = f"{name} so far: {self._told(event.actions)}"
+                if not event.actions:
+                    line = f"{name}'s turn starts again"
                 return line, _notation(event.actions, line), ()
             case InHand():
                 return self._in_hand(event), "", ()
@@ -203,8 +215,11 @@ class Describer:
                 return f"{name} has done what the rules asked", event.detail, ()
             case Illegal():
                 fix = self._fix(event.remove, event.put_back, event.tried)
-                self.need = Need(f"{fix} ({event.detail})", event.player, wrong=True)
-                return f"Not legal: {event.detail}. To put it right: {fix}", event.tried, ()
+                why = event.detail
+                if why.startswith(OWED_FIRST):  # the move itself is lit, and said as it began
+                    why = "first make the board's move, as the lights show it"
+                self.need = Need(f"{fix} ({why})", event.player, wrong=True)
+                return f"Not legal: {why}. To put it right: {fix}", event.tried, ()
             case Mismatch():
                 fix = self._fix(event.remove, event.put_back)
                 self.need = Need(f"the pieces differ from the saved game: {fix}", wrong=True)
@@ -291,7 +306,11 @@ class Describer:
 
     def _told(self, actions: tuple[str, ...] | list[str]) -> str:
         """A turn's actions as a person says them, one after the other."""
-        return ", then ".join(self._phrase(text).told for text in actions) or "nothing"
+        told: list[str] = []
+        for text in actions:
+            phrase = self._phrase(text).told
+            told.append("the same again" if told and phrase == told[-1] else phrase)
+        return ", then ".join(told) or "nothing"
 
     def _phrase(self, text: str) -> Phrase | _Verbatim:
         action = self._parsed(text)
@@ -358,7 +377,7 @@ class Describer:
     def _fix(self, remove: tuple[str, ...], put_back: tuple[str, ...], tried: str = "") -> str:
         if tried:
             action = self._parsed(tried)
-            back = undo(action) if action is not None else None
+            back = undo(action, self.extent) if action is not None else None
             if back is not None:
                 return back
         return self._game.places.changes(remove, put_back)
@@ -377,7 +396,7 @@ class Describer:
         if event.line:
             text += f" ({self.places(event.line)})"
         shown = [f"{self.name(seat)} {score}" for seat, score in enumerate(event.scores)]
-        if shown and not all(s in reason for s in shown):
+        if shown and not any(c.isdigit() for c in reason):  # no figure said twice
             text += f" ({', '.join(shown)})"
         return text
 
@@ -403,7 +422,25 @@ class Describer:
         if text.startswith(BOARD_MADE):
             self.need = None
             return "The board's move is made"
+        back = TAKING_BACK.match(text)
+        if back:
+            seat, actions, replies, then = back.groups()
+            said_replies = ", then ".join(
+                self._turn_said(reply) for reply in replies.split(", then ")
+            )
+            return (
+                f"Taking back {seat}'s move ({self._told(actions.split())}) and the board's"
+                f" reply ({said_replies}): {then}"
+            )
+        switch = MENU_SWITCH.match(text)
+        if switch:
+            return f"menu: {switch[1].replace('_', ' ')} {'on' if switch[2] == 'True' else 'off'}"
         return text
+
+    def _turn_said(self, text: str) -> str:
+        """ "O b2" (a seat and its actions in notation) as "O played b2"."""
+        seat, _, actions = text.partition(" ")
+        return f"{seat} {self._told(actions.split())}"
 
     def _quiet(self, event: Event) -> str:
         """The terminal's line for an event a log leaves out."""
@@ -443,6 +480,8 @@ class Describer:
             who = "" if self.need.seat is None else f"{self.name(self.need.seat)}: "
             mood = Mood.WRONG if self.need.wrong else Mood.WAITING
             return Banner(who + self.need.text, mood, self.need.seat)
+        if self.to_move is None and self.turns:
+            return Banner("The game is over", Mood.WAITING)
         if self.to_move is not None and self._game.names:
             name = self.name(self.to_move)
             if name == self.board_plays:

@@ -96,10 +96,10 @@ def _supply(supply: Supply, seats: Sequence[str]) -> str:
     """ "X's tray", "A's kitten tray", "A's captured pile", "the tokens box": whose pieces wait
     there and what they are, from the supply's name ("A-kitten")."""
     owner = supply.owner
-    if owner is None or owner >= len(seats):
-        return f"the {supply.name.replace('-', ' ')} {'tray' if supply.sensed else 'box'}"
-    what = supply.name.partition("-")[2]
+    theirs = owner is not None and owner < len(seats)
+    what = supply.name.partition("-")[2] if theirs else supply.name.replace("-", " ")
     if len(what) == 1 and what in sized.LETTERS:  # a tray of one size (Tic-Tac-Cap)
         what = sized.NAMES[sized.LETTERS.index(what)]
     noun = "pile" if what == "captured" else "tray" if supply.sensed else "box"
-    return f"{seats[owner]}'s {what + ' ' if what else ''}{noun}"
+    whose = f"{seats[owner]}'s" if theirs else "the"
+    return f"{whose} {what + ' ' if what else ''}{noun}"
