@@ -48,17 +48,24 @@ class GameStarted(Event):
     board: str
     players: tuple[str, ...]
     actions: tuple[str, ...] = ()
+    to_move: int | None = None
+    """The seat whose turn it is once `actions` are replayed (None: the game is over)."""
 
 
 @dataclass(frozen=True)
 class Moved(Event):
-    """A complete turn accepted: the game moved on."""
+    """A complete turn accepted: the game moved on. It says who moves next and which seats
+    the rules skip on the way there, so that nothing that shows the game works it out."""
 
     TYPE = "move"
     player: int
     actions: tuple[str, ...]
     turn: int
     """Completed turns after this one."""
+    to_move: int | None = None
+    """The seat whose turn it is now (None: the game is over)."""
+    skipped: tuple[dict, ...] = ()
+    """The seats passed over before `to_move`, in order: {"seat": int, "why": words}."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,14 @@ class Obligation(Event):
     player: int
     detail: str
     places: tuple[str, ...]
+    owed: tuple[dict, ...] = ()
+    """Turns chosen elsewhere that hands must make here, in order: {"player": seat,
+    "actions": notation}; empty for the rules' own follow-ups (a capture to carry off)."""
+    opponent: bool = False
+    """Whether `owed` are the board's own opponent's turns (else another board's, in a match)."""
+    todo: str = ""
+    """What the hands must do, in words for players, where the rules say it apart from
+    `detail` (which says what happened: "captured: ..."); the words for `owed` are made from it."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +147,9 @@ class Illegal(Event):
     remove: tuple[str, ...]
     put_back: tuple[str, ...]
     detail: str
+    tried: str = ""
+    """The action the board shows a hand made, in notation, where it shows one the rules
+    refuse (a tile shifted the wrong way, "Tc3>"): undone, the board matches the game again."""
 
 
 @dataclass(frozen=True)

@@ -123,7 +123,9 @@ class ExpanderArray:
             if not chip.lost:
                 chip.lost = True
                 blind = self._places[chip.spec.index]
-                self._fault("expander-lost", chip, f"not answering: {error}; blind: {blind}")
+                self._fault(
+                    "expander-lost", chip, f"not answering: {error}; blind board places: {blind}"
+                )
             return
         chip.ready = True
         if chip.lost:

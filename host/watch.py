@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from magboard.firmware.app.errors import CommandError
-from magboard.firmware.event_words import Describer
 from magboard.firmware.events import REFUSED, LedFrame, Note
+from magboard.firmware.words import Describer
 
 from .follow import follow
 from .link import BoardLink, LinkError

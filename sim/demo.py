@@ -20,13 +20,13 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from magboard.firmware.app.errors import CommandError
-from magboard.firmware.event_words import Describer
 from magboard.firmware.events import (
     Event,
     GameOver,
     LedFrame,
 )
 from magboard.firmware.games import Action, Game, get_game
+from magboard.firmware.words import Describer
 from magboard.hardware.spec import BoardSpec, Place, Slot, cell_label, load_board
 
 from .session import SimSession
@@ -169,13 +169,6 @@ def _side_by_side(blocks: Sequence[list[str]], colour: bool, gap: int = 4) -> li
     return lines
 
 
-def result(event: GameOver) -> str:
-    if not event.names:
-        return f"a draw, {event.reason}"
-    line = f" ({' '.join(event.line)})" if event.line else ""
-    return f"{' and '.join(event.names)} wins, {event.reason}{line}"
-
-
 class Demo:
     """Plays one random game on a simulated board, drawing each step as the referee answers."""
 
@@ -258,7 +251,7 @@ class Demo:
         if self._pending:
             self._show(session.clock.now())
         if self.over is not None:
-            self.out.write(f"Result: {result(self.over)}.\n")
+            self.out.write(f"Result: {self.words.result}.\n")
         else:
             self.out.write("Result: the game stopped without an end.\n")
         self.out.flush()

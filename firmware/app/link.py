@@ -531,6 +531,7 @@ class SerialLink:
             self.loop.board.spec.name,
             referee.game.seats[: referee.initial.players],
             referee.played,
+            None if referee.position.outcome() else referee.position.to_move,
         )
 
     def _reply(self, event: Event) -> None:

@@ -136,9 +136,12 @@ class Obligation:
     its supplies."""
 
     detail: str
-    """What to do, in the game's words."""
+    """What happened and what it asks, in the game's words (the event's `detail`)."""
     sources: frozenset[Cell | str]
     targets: frozenset[Cell | str] = frozenset()
+    todo: str = ""
+    """What the hands must do, as an instruction to the player who must ("carry the neutral
+    puppy on g6 to your captured pile")."""
 
 
 @dataclass(frozen=True)
@@ -235,6 +238,11 @@ class State(ABC):
         game says otherwise."""
         width, height = self.extent
         return frozenset((c, r) for c in range(width) for r in range(height))
+
+    def why_skipped(self, seat: int) -> str:
+        """Why the rules pass over `seat`'s turn, in words for players: the board says so, as
+        a skipped turn that nobody explains looks like the board's mistake."""
+        return "cannot move"
 
     def on_time_up(self) -> Action | None:
         """What the rules make of the player to move running out of time (an action the clock

@@ -550,6 +550,7 @@ class LanceState(State):
                 f" bout {len(self.bouts) + 1}, {SEATS[starter]} starts",
                 tiles,
                 frozenset(BOXES),
+                f"clear the board for bout {len(self.bouts) + 1}: {SEATS[starter]} starts it",
             ),
         )
 

@@ -233,12 +233,14 @@ class MeepleState(TiledState):
             colour, kind = colour_of(piece), kind_of(piece)
             if colour == NEUTRAL:
                 target, whose = pile_name(self.capturer), f"{SEATS[self.capturer]}'s captured pile"
-                what = f"the neutral {TYPES[kind]}"
+                what, to = f"the neutral {TYPES[kind]}", "to your captured pile"
             else:
                 target, whose = supply_name(colour, kind), f"{SEATS[colour]}'s supply"
-                what = f"{SEATS[colour]}'s {TYPES[kind]}"
-            detail = f"captured: {what} on {cell_name(cell)} goes to {whose}"
-            found.append(Obligation(detail, frozenset((cell,)), frozenset((target,))))
+                what, to = f"{SEATS[colour]}'s {TYPES[kind]}", f"back to {whose}"
+            where = cell_name(cell)
+            detail = f"captured: {what} on {where} goes to {whose}"
+            todo = f"carry {what} on {where} {to}"
+            found.append(Obligation(detail, frozenset((cell,)), frozenset((target,)), todo))
         return tuple(found)
 
     def why_illegal(self, action: Action) -> str:

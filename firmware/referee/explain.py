@@ -2,24 +2,37 @@
 
 from __future__ import annotations
 
-from magboard.firmware.games import Cell, State
+from dataclasses import dataclass
+
+from magboard.firmware.games import Action, Cell, State
 from magboard.firmware.profiles import Difference, Profile
-from magboard.hardware.spec import Slot, place_label
+from magboard.hardware.spec import Slot
 
 from .evidence import Refused
 
 NO_RULE = "no legal move gives this board"
+OUTSIDE = "that square is outside the game's area"
+"""The square is named by the fix that comes with the refusal (a board square outside the game
+has no name in the game)."""
 """The refusal that names no rule: nothing the board shows is one action the rules refuse."""
 
 
-def forbidden(profile: Profile, position: State, frame: int) -> str | None:
+@dataclass(frozen=True)
+class Tried:
+    """An action the board shows a hand made, and why the rules refuse it."""
+
+    action: Action
+    why: str
+
+
+def forbidden(profile: Profile, position: State, frame: int) -> Tried | None:
     """If the board shows `position` with one action made that the rules forbid but the
     profile knows a hand may try (a grid tile shifted away from the others, out of the area,
     back where the turn's first action took it from, or another tile than the turn's moved),
-    why the rules forbid it; else None. Asked before any reading, as an undone tile action
-    shows a legal position: the turn before its first."""
+    that action and why the rules forbid it; else None. Asked before any reading, as an undone
+    tile action shows a legal position: the turn before its first."""
     action = profile.tried_shown(position, frame)
-    return None if action is None else position.why_illegal(action)
+    return None if action is None else Tried(action, position.why_illegal(action))
 
 
 def misordered(refused: Refused) -> str:
@@ -54,7 +67,7 @@ def explain(profile: Profile, position: State, difference: Difference, frame: in
                 return _not_theirs(profile, position, kind.owner)
             tried = profile.placement(position, kind, cells[0])
             if tried is None:
-                return _outside(cells[0])
+                return OUTSIDE
             if not position.is_legal(tried):
                 return position.why_illegal(tried)
     return NO_RULE
@@ -73,7 +86,7 @@ def _from_a_box(profile: Profile, position: State, cell: Cell, frame: int) -> st
                 if kind.owner is not None and kind.owner != position.to_move:
                     return _not_theirs(profile, position, kind.owner)
                 if profile.to_game(cell) is None:
-                    return _outside(cell)
+                    return OUTSIDE
                 tried = profile.placement(position, kind, cell)
                 if tried is not None and not position.is_legal(tried):
                     return position.why_illegal(tried)
@@ -87,14 +100,10 @@ def _moved(profile: Profile, position: State, source: Cell, target: Cell) -> str
     if tried is None:
         return None
     if profile.to_game(target) is None:
-        return _outside(target)
+        return OUTSIDE
     return None if position.is_legal(tried) else position.why_illegal(tried)
 
 
 def _not_theirs(profile: Profile, position: State, owner: int) -> str:
     seats = profile.game.seats
     return f"that is {seats[owner]}'s piece, and {seats[position.to_move]} is to move"
-
-
-def _outside(cell: Cell) -> str:
-    return f"{place_label(cell)} is outside the game's area"

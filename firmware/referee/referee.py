@@ -209,6 +209,7 @@ class Referee:
                 self.profile.spec.name,
                 self.game.seats[: self.initial.players],
                 tuple(actions),
+                None if self.position.outcome() else self.position.to_move,
             )
         )
 
@@ -316,9 +317,9 @@ class Referee:
         self, raw: int, frame: int, now: float, lifted: frozenset[Spot] | None
     ) -> None:
         profile, trail, accepted = self.profile, self._trail, self._accepted_frame()
-        refused = forbidden(profile, self.position, frame)
-        if refused is not None:
-            self._illegal(raw, now, refused)
+        tried = forbidden(profile, self.position, frame)
+        if tried is not None:
+            self._illegal(raw, now, tried.why, str(tried.action))
             return
         if self._held_off(raw, frame, now, lifted):
             return
@@ -799,7 +800,7 @@ class Referee:
         self.history.append(Turn(found.start, player, found.actions))
         self.position = found.state
         self._partial = ()
-        self.emit(Moved(now, player, notation(found.actions), found.state.turn))
+        self.emit(_moved(now, player, notation(found.actions), found.state))
         if self.position.obligations:
             self._anchor(self.position, frame)
             self._oblige(now, frame)
@@ -832,7 +833,7 @@ class Referee:
             before, player = self.position, self.position.to_move
             self.history.append(Turn(before, player, (PASS,)))
             self.position = before.apply(PASS)
-            self.emit(Moved(now, player, ("pass",), self.position.turn))
+            self.emit(_moved(now, player, ("pass",), self.position))
 
     # Obligations.
 
@@ -852,9 +853,14 @@ class Referee:
         places = self.profile.places_of(self._obliged_spots())
         self._duties_shown = position.obligations
         self._obliged_since = now
+        duties = position.obligations
         self.emit(
             Obligation(
-                now, self.history[-1].player, _details(position.obligations), tuple(_labels(places))
+                now,
+                self.history[-1].player,
+                _details(duties),
+                tuple(_labels(places)),
+                todo=_todo(duties),
             )
         )
         self.status = self._status(Phase.OBLIGATION, now, obligation=places)
@@ -919,7 +925,8 @@ class Referee:
             self._duties_shown = duties
             shown = self.profile.places_of(self._obliged_spots(duties))
             player = self.history[-1].player
-            self.emit(Obligation(now, player, _details(duties), tuple(_labels(shown))))
+            detail, todo = _details(duties), _todo(duties)
+            self.emit(Obligation(now, player, detail, tuple(_labels(shown)), todo=todo))
 
     def _duties_left(self, carried: Carrying) -> tuple[Duty, ...]:
         """The pending obligations not yet shown done: those with a piece still on its cell, or
@@ -1043,7 +1050,7 @@ class Referee:
         if _ends_turn(start, actions):
             self.history.append(Turn(self.turn_start, seat, turn))
             self._partial = ()
-            self.emit(Moved(now, seat, notation(turn), state.turn))
+            self.emit(_moved(now, seat, notation(turn), state))
             self._pass_while_forced(now)
         else:
             self._partial = turn
@@ -1088,7 +1095,7 @@ class Referee:
             made.append(Turn(step.start, step.player, step.actions))
             self.history.append(made[-1])
             self.position = step.after
-            self.emit(Moved(now, step.player, notation(step.actions), step.after.turn))
+            self.emit(_moved(now, step.player, notation(step.actions), step.after))
         self._pass_while_forced(now)
         earlier = owed.turns if owed is not None else ()
         self._owe(now, raw, since, (*earlier, *made))
@@ -1161,7 +1168,13 @@ class Referee:
             return
         shown = self._owing(now, profile.difference(raw, self.position))
         places = frozenset((*shown.remove, *(place for place, _ in shown.put_back)))
-        self.emit(Obligation(now, turns[-1].player, self._owed_detail(), tuple(_labels(places))))
+        owed = tuple(
+            {"player": turn.player, "actions": list(notation(turn.actions))}
+            for turn in turns
+            if turn.actions != (PASS,)
+        )
+        detail, labels = self._owed_detail(), tuple(_labels(places))
+        self.emit(Obligation(now, turns[-1].player, detail, labels, owed, bool(self.board_seats)))
         self._judge_owed(raw, frame, now, stable=True)  # anything else already wrong is said
 
     def _turn_began(self) -> State:
@@ -1440,7 +1453,7 @@ class Referee:
             found = self._movements[key] = self.profile.movement(self.position, action)
         return found
 
-    def _illegal(self, raw: int, now: float, detail: str = "") -> None:
+    def _illegal(self, raw: int, now: float, detail: str = "", tried: str = "") -> None:
         difference = self.profile.difference(raw, self.position)
         if difference == self._reported and self.status.phase == Phase.ILLEGAL:
             return
@@ -1450,7 +1463,7 @@ class Referee:
         detail = detail or explain(
             self.profile, self.position, difference, self.profile.canonical(raw)
         )
-        self.emit(Illegal(now, self.position.to_move, remove, put_back, detail))
+        self.emit(Illegal(now, self.position.to_move, remove, put_back, detail, tried))
         self.status = self._status(Phase.ILLEGAL, now, difference=difference)
 
     # What the lights show.
@@ -1556,3 +1569,20 @@ def _labels(places: frozenset[Place]) -> list[str]:
 def _details(duties: Sequence[Duty]) -> str:
     """What the obligations need done, in the game's words."""
     return "; ".join(duty.detail for duty in duties)
+
+
+def _todo(duties: Sequence[Duty]) -> str:
+    """What the obligations ask of the hands, as one instruction."""
+    return "; ".join(duty.todo for duty in duties if duty.todo)
+
+
+def _moved(now: float, player: int, actions: tuple[str, ...], after: State) -> Moved:
+    """The `move` event of `player`'s turn, which leaves `after`: who moves now, and the seats
+    the rules passed over on the way (Magnetmen skips a player who cannot act)."""
+    if after.outcome() is not None:
+        return Moved(now, player, actions, after.turn)
+    seats = after.players
+    gap = (after.to_move - player - 1) % seats if seats > 1 else 0
+    passed = [(player + 1 + k) % seats for k in range(gap)]
+    skipped = tuple({"seat": seat, "why": after.why_skipped(seat)} for seat in passed)
+    return Moved(now, player, actions, after.turn, after.to_move, skipped)

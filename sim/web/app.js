@@ -60,11 +60,7 @@
     socket: null,
     retry: 500,
     boards: [], // every reference board and the games it hosts, from /boards
-    turn: null, // the seat to move, as the events show it
-    need: null, // {seat, text}: what the board waits for before play goes on
-    result: null, // how the game ended, in words, once it has
-    closed: null, // {until}: closed for the opening hours (an `hours` event)
-    outOfOrder: null, // {reason}: taken out of service (a `maintenance` event)
+    banner: null, // {text, mood, seat}: what the banner says, as the server words it
     live: false, // past the events sent on connecting: the sounds are for what happens now
     rulesFor: null, // the game whose rules are shown
     menu: [], // the LED menu's squares while it is open, from sim-leds
@@ -112,7 +108,7 @@
   function send(command) {
     const socket = state.socket;
     if (!socket || socket.readyState !== WebSocket.OPEN) {
-      addLog({ type: "note", t: null, text: "not connected to the board" });
+      addLog({ type: "note", t: null, words: { line: "Not connected to the board" } });
       return;
     }
     socket.send(JSON.stringify(command));
@@ -217,7 +213,7 @@
         addLog(event);
         break;
       case "game-over":
-        state.match = describe(event);
+        state.match = event.words ? event.words.line : "";
         state.winners = event.winners;
         state.choice = null;
         drawPlay();
@@ -1351,13 +1347,6 @@
     }));
   }
 
-  function optionText(option) {
-    // "A-Baker": A loses a Baker; "B+Baker": B gains one; "end": the turn ends.
-    const match = /^([A-Z])([+-])(.+)$/.exec(option);
-    if (!match) return option === "end" ? "end the turn" : option;
-    return `${match[1]} ${match[2] === "+" ? "gains" : "loses"} ${match[3]}`;
-  }
-
   function drawChoice() {
     // The options of the choice the rules wait for, as buttons; the one the seat button points
     // at is marked. A click chooses it.
@@ -1365,16 +1354,17 @@
     $("choice").hidden = !choice;
     if (!choice) return;
     $("choice-prompt").textContent = `${nameOf(choice.player)} to choose:`;
+    const said = (choice.words && choice.words.choices) || [];
     const buttons = choice.options.map((option, i) => {
       const button = document.createElement("button");
       button.type = "button";
       button.className = "choice-option";
       button.dataset.option = option;
       if (i === choice.current) button.classList.add("current");
-      button.title = optionText(option);
+      button.title = option;
       const match = /^[A-Z][+-](.+)$/.exec(option);
       if (match && state.pictures.has(match[1])) button.appendChild(pictureIcon(match[1]));
-      button.append(option);
+      button.append(said[i] || option);
       button.addEventListener("click", () => send({ do: "choose", args: [option] }));
       return button;
     });
@@ -1537,180 +1527,38 @@
     return match ? { col: match[1].charCodeAt(0) - 97, row: Number(match[2]) - 1 } : null;
   }
 
-  function squareName(label) {
-    // A board place in a person's words: a cell of the game's area by the game's own name for
-    // it (tic-tac-toe's b2 lies under r1's f6), a tray slot, a box, or a cell outside the game.
-    if (label.startsWith(BOX)) return `box ${label.slice(BOX.length)}`;
-    const cell = parseCell(label);
-    if (!cell) return `tray slot ${label}`;
-    if (!state.board || !state.board.area.includes(label)) return `cell ${label} (off the game)`;
-    const origin = gameOrigin();
-    return cellLabel(cell.col - origin.col, cell.row - origin.row);
-  }
-
-  const squares = (places) => places.map(squareName).join(", ");
-
-  function fixes(e) {
-    const fix = [];
-    const pieces = (places) => (places.length > 1 ? "the pieces" : "the piece");
-    if (e.remove.length) fix.push(`take ${pieces(e.remove)} off ${squares(e.remove)}`);
-    if (e.put_back.length) fix.push(`put ${pieces(e.put_back)} back on ${squares(e.put_back)}`);
-    return fix.join("; ");
-  }
-
-  function seatButton(seat) {
-    const button = state.board && state.board.buttons.find((b) => b.name === `seat-${seat + 1}`);
-    return button ? `the ${button.name} button` : "your button";
-  }
-
   function follow(e) {
-    // What the banner says, from the events as they come.
-    const players = state.players.length || 1;
-    const has = typeof e.player === "number";
-    switch (e.type) {
-      case "sim-pieces":
-        if (!state.need || !state.need.held || (e.hand || []).length) return;
-        state.need = null;
-        break;
-      case "sim-board":
-        state.turn = 0;
-        state.need = null;
-        state.result = null;
-        state.ai = null;
-        break;
-      case "note": {
-        // The server says which seat the board plays; the board says when its move is made.
-        const plays = /^the board plays (\S+) \((\w+)\)$/.exec(e.text);
-        if (plays) {
-          state.ai = { seat: plays[1], level: plays[2] };
-          buildOptions();
-        } else if (e.text.startsWith("made: the board's move")) {
-          state.need = null;
-        } else {
-          return;
-        }
-        break;
+    // The server words every event (firmware/words) and says what the banner says after it:
+    // the page shows those words, and works nothing out of the events itself.
+    if (e.type === "note") {
+      // Which seat the board plays, for the picker.
+      const plays = /^the board plays (\S+) \((\w+)\)$/.exec(e.text);
+      if (plays) {
+        state.ai = { seat: plays[1], level: plays[2] };
+        buildOptions();
       }
-      case "game-started":
-        state.turn = (e.actions || []).length ? state.turn : 0;
-        state.need = null;
-        state.result = null;
-        break;
-      case "move":
-        state.turn = (e.player + 1) % players;
-        state.need = null;
-        beep("move");
-        break;
-      case "partial":
-        state.turn = e.player;
-        state.need = { seat: e.player, text: `go on, or press ${seatButton(e.player)} to end the turn` };
-        if (state.tiles.length) state.need.text = "now shift or turn a tile";
-        break;
-      case "in-hand": {
-        state.turn = e.player;
-        const where = e.targets.length > 4
-          ? "a lit square"
-          : e.targets.length ? squares(e.targets) : null;
-        state.need = {
-          seat: e.player,
-          text: where ? `put the piece down on ${where}` : "nowhere to play it: put it back, or leave the last move's piece off to take that move back",
-          held: true, // until a move, or the hand puts it back where it was
-        };
-        break;
-      }
-      case "illegal":
-        state.need = { seat: e.player, text: `${fixes(e) || "undo the last change"} (${e.detail})`, bad: true };
-        beep("mistake");
-        break;
-      case "mismatch":
-        state.need = { seat: null, text: `the pieces differ from the saved game: ${fixes(e)}`, bad: true };
-        break;
-      case "restored":
-      case "fulfilled":
-      case "takeback":
-        state.need = null;
-        if (e.type === "takeback") state.turn = e.player;
-        break;
-      case "obligation":
-        state.need = { seat: e.player, text: e.detail };
-        break;
-      case "choice":
-        state.turn = e.player;
-        state.need = { seat: e.player, text: `choose: ${e.options.map(optionText).join(", ")}` };
-        break;
-      case "clear":
-        state.need = {
-          seat: null,
-          text: e.remove.length || e.put_back.length
-            ? `clear the board for the next game: ${fixes(e)}`
-            : "the board is ready: the next game starts",
-        };
-        break;
-      case "clock":
-        if (e.seat !== null) state.turn = e.seat;
-        if (e.stage === "flag") state.need = { seat: e.seat, text: "time ran out", bad: true };
-        break;
-      case "hours":
-        // Closed for the opening hours: nothing is judged until it opens again.
-        state.closed = e.open ? null : { until: e.until };
-        break;
-      case "maintenance":
-        state.outOfOrder = e.on ? { reason: e.reason } : null;
-        break;
-      case "game-over": {
-        const scores = (e.scores || []).length
-          ? ` (${e.scores.map((score, seat) => `${nameOf(seat)} ${score}`).join(", ")})`
-          : "";
-        state.result = e.winners.length
-          ? `${e.names.join(" and ")} ${e.names.length > 1 ? "win" : "wins"}: ${e.reason}${scores}`
-          : `a draw: ${e.reason}${scores}`;
-        state.winners = e.winners;
-        state.need = null;
-        beep("win");
-        break;
-      }
-      default:
-        if (!has) return;
     }
-    drawBanner();
+    if (e.words && e.words.banner) {
+      state.banner = e.words.banner;
+      drawBanner();
+    }
+    const sounds = { move: "move", illegal: "mistake", "game-over": "win" };
+    if (sounds[e.type]) beep(sounds[e.type]);
   }
 
   function drawBanner() {
     const banner = $("banner");
     const swatch = $("banner-swatch");
     const colours = (state.board && state.board.seat_colours) || [];
-    let seat = state.turn;
-    let text;
-    if (state.outOfOrder || state.closed) {
-      seat = null;
-      text = state.outOfOrder
-        ? `Out of order${state.outOfOrder.reason ? `: ${state.outOfOrder.reason}` : ""}`
-        : `Closed${state.closed.until ? ` until ${state.closed.until.replace("T", " ")}` : ""}`;
-      banner.dataset.state = "waiting";
-    } else if (state.result) {
-      const winners = state.winners || [];
-      seat = winners.length === 1 ? winners[0] : null;
-      text = state.result.charAt(0).toUpperCase() + state.result.slice(1);
-      if (state.need) text += ` \u00b7 ${state.need.text}`;
-      banner.dataset.state = "over";
-    } else if (state.need) {
-      seat = state.need.seat;
-      const who = seat === null || seat === undefined ? "" : `${nameOf(seat)}: `;
-      text = who + state.need.text;
-      banner.dataset.state = state.need.bad ? "wrong" : "waiting";
-    } else if (state.turn !== null && state.board) {
-      text = `${nameOf(state.turn)} to move`;
-      banner.dataset.state = "turn";
-    } else {
-      text = "waiting for the board";
-      banner.dataset.state = "waiting";
-    }
+    const said = state.banner || { text: "Waiting for the board", mood: "waiting", seat: null };
+    const seat = said.seat;
     const coloured = typeof seat === "number" && colours[seat];
     swatch.hidden = !coloured;
     if (coloured) swatch.style.backgroundColor = colours[seat];
+    banner.dataset.state = said.mood;
     banner.dataset.seat = typeof seat === "number" ? String(seat) : "";
-    if (state.ai) text += ` \u00b7 the board plays ${state.ai.seat} (${state.ai.level})`;
-    $("banner-text").textContent = text;
+    $("banner-text").textContent = said.text;
+    $("banner-text").title = said.text;
   }
 
   // ---- sounds ------------------------------------------------------------------------------
@@ -1922,88 +1770,24 @@
   // ---- the event log -------------------------------------------------------------------------
 
   const nameOf = (seat) => state.players[seat] ?? `player ${seat + 1}`;
-  const list = (places) => places.join(", ");
-  const lifted = (places) => list(places.map((p) =>
-    p.startsWith("supply:") ? `a piece of supply ${p.slice(7)}` : `the piece on ${p}`));
-
-  function describe(e) {
-    switch (e.type) {
-      case "game-started": {
-        const options = Object.entries(e.options).map(([k, v]) => `${k}=${v}`).join(", ");
-        const resumed = e.actions.length ? `, resumed after ${e.actions.join(" ")}` : "";
-        return `New game of ${e.game}${options ? ` (${options})` : ""} on ${e.board}: ${e.players.join(" vs ")}${resumed}`;
-      }
-      case "move":
-        return `${nameOf(e.player)} played ${e.actions.join(" ")} (turn ${e.turn})`;
-      case "partial":
-        // A turn on grid tiles never ends early: its tile must still shift or turn.
-        if (state.tiles.length) return `${nameOf(e.player)} so far: ${e.actions.join(" ")}; now the tile moves`;
-        return `${nameOf(e.player)} so far: ${e.actions.join(" ")}; go on, or press the seat button to end the turn`;
-      case "in-hand":
-        return e.targets.length
-          ? `${nameOf(e.player)} lifted ${lifted(e.lifted)}; it may go to ${list(e.targets)}`
-          : `${nameOf(e.player)} lifted ${lifted(e.lifted)}: nowhere to play it; put it back, or leave the last move's piece off to take that move back`;
-      case "obligation":
-        return `${nameOf(e.player)} must: ${e.detail} (${list(e.places)})`;
-      case "illegal": {
-        const fix = [];
-        if (e.remove.length) fix.push(`take off ${list(e.remove)}`);
-        if (e.put_back.length) fix.push(`put back on ${list(e.put_back)}`);
-        return `Not legal (${nameOf(e.player)} to play): ${e.detail}. To fix: ${fix.join("; ") || "nothing"}`;
-      }
-      case "fulfilled":
-        return `Done: ${e.detail}`;
-      case "choice":
-        return `${nameOf(e.player)} to choose: ${e.options.map(optionText).join(", ")} (now ${e.options[e.current]})`;
-      case "clear": {
-        const fix = [];
-        if (e.remove.length) fix.push(`take off ${list(e.remove)}`);
-        if (e.put_back.length) fix.push(`put back on ${list(e.put_back)}`);
-        return `Before the next game: ${fix.join("; ") || "nothing"}`;
-      }
-      case "restored":
-        return "The board matches the game again";
-      case "takeback":
-        return `${nameOf(e.player)}'s ${e.actions.join(" ")} taken back`;
-      case "game-over": {
-        const line = e.line.length ? ` (${list(e.line)})` : "";
-        const scores = (e.scores || []).length
-          ? `; scores ${e.scores.map((score, seat) => `${nameOf(seat)} ${score}`).join(", ")}`
-          : "";
-        if (!e.winners.length) return `Game over: a draw, ${e.reason}${scores}`;
-        return `Game over: ${e.names.join(" and ")} ${e.names.length > 1 ? "win" : "wins"}, ${e.reason}${line}${scores}`;
-      }
-      case "mismatch":
-        return `The pieces differ from the saved game: take off ${list(e.remove) || "nothing"}; put back on ${list(e.put_back) || "nothing"}`;
-      case "fault":
-        return `Fault survived: ${e.kind} at ${e.where}: ${e.detail}`;
-      case "button":
-        return e.pressed ? `Button ${e.button} pressed` : null;
-      case "clock": {
-        // The clocks show every stage; the log says only what a player must not miss.
-        const seat = e.seat === null ? "" : nameOf(e.seat);
-        if (e.stage === "reserve") return `${seat}'s turn time is up: the reserve runs`;
-        if (e.stage === "last-seconds") return `${seat}: the last ${LAST_SECONDS} seconds`;
-        if (e.stage === "flag") return `${seat}'s time ran out`;
-        return null;
-      }
-      case "note":
-        return e.text;
-      default:
-        return JSON.stringify(e);
-    }
-  }
 
   function addLog(event) {
-    const text = describe(event);
-    if (text === null) return;
+    // The line the server's words give it; an event with none is not for the log.
+    const words = event.words;
+    if (!words || !words.line) return;
     const item = document.createElement("li");
     item.className = `ev ev-${event.type}`;
     item.dataset.type = event.type;
     const time = document.createElement("span");
     time.className = "t";
     time.textContent = typeof event.t === "number" ? event.t.toFixed(2) : "";
-    item.append(time, text);
+    item.append(time, words.line);
+    if (words.detail) {
+      const detail = document.createElement("span");
+      detail.className = "detail";
+      detail.textContent = words.detail;
+      item.append(" ", detail);
+    }
     const log = $("log");
     log.prepend(item);
     while (log.children.length > LOG_LIMIT) log.lastChild.remove();

@@ -60,9 +60,11 @@ from magboard.firmware.events import (
     MaintenanceChanged,
     Note,
     Obligation,
+    SimBoardInfo,
 )
 from magboard.firmware.games import Game, GameError, get_game
 from magboard.firmware.profiles import ProfileError
+from magboard.firmware.words import Describer, Words
 from magboard.hardware.spec import BoardSpec, board_names, load_board
 
 from ..commands import CommandRefused, Hands
@@ -188,6 +190,10 @@ class BoardHost:
         # The board thinks by the real clock: a page is played in real time.
         thinking = Thinking(budget=self.ai_budget, seed=self.seed)
         old = getattr(self, "session", None)
+        self.describer = Describer()
+        """The words for this game's events, and its banner (firmware/words)."""
+        self._words: dict[int, Words] = {}
+        """The words of each event sent, by the event's identity."""
         # Another game goes on with the same calendar: its clock starts again from 0.
         calendar = old.calendar + old.clock.now() if old is not None else self._calendar
         session = SimSession(
@@ -247,20 +253,39 @@ class BoardHost:
         for kept in (self.session.events, self.session.board.led_wire.frames):
             if len(kept) > 2 * KEEP_EVENTS:
                 del kept[:-KEEP_EVENTS]
+                # Words are kept by the event's identity: only while the event is.
+                alive = {id(e) for e in (*self.session.events, *self._standing.values())}
+                self._words = {key: w for key, w in self._words.items() if key in alive}
         self.flush()
 
     # Telling the pages.
 
     def broadcast(self, events: Iterable[Event]) -> None:
-        lines = [event.to_json() for event in events]
+        lines = [self._line(event) for event in events]
         for client in list(self.clients):
             for line in lines:
                 client.send(line)
+
+    def _line(self, event: Event) -> str:
+        """The event as the page is sent it: with its words, made once, as it happened (a
+        page that connects later is sent the same words), and the banner then."""
+        data = event.to_dict()
+        words = self._words.get(id(event))
+        if words is not None:
+            data["words"] = words.to_dict()
+        elif isinstance(event, SimBoardInfo):  # the banner as it stands, whatever came before
+            data["words"] = Words(None, banner=self.describer.banner()).to_dict()
+        elif isinstance(event, Note):  # said to one page only: nothing changes
+            data["words"] = Words(event.text).to_dict()
+        return json.dumps(data, separators=(",", ":"))
 
     def flush(self) -> None:
         """Sends the events emitted since the last flush, then the pieces and LEDs if they
         changed. LED frames sent in one tick are coalesced to the last."""
         pending, self._pending[:] = list(self._pending), []
+        for event in pending:
+            if not isinstance(event, LedFrame):
+                self._words[id(event)] = self.describer.words(event)
         self._standing.update((type(e), e) for e in pending if isinstance(e, STANDING))
         last_frame = max((i for i, e in enumerate(pending) if isinstance(e, LedFrame)), default=-1)
         out = [e for i, e in enumerate(pending) if not isinstance(e, LedFrame) or i == last_frame]
@@ -300,7 +325,7 @@ class BoardHost:
     def connect(self, client: Client) -> None:
         self.flush()  # so that the greeting and the next flush neither repeat nor miss
         for event in self.greeting():
-            client.send(event.to_json())
+            client.send(self._line(event))
         self.clients.add(client)
 
     def disconnect(self, client: Client) -> None:
@@ -315,7 +340,7 @@ class BoardHost:
         if client is None:
             self.broadcast([event])
         else:
-            client.send(event.to_json())
+            client.send(self._line(event))
 
     def handle(self, text: str | bytes | None, client: Client | None = None) -> None:
         """Carries out one message from a page; a refusal goes back to that page as a note."""

@@ -115,13 +115,17 @@ def test_no_text_crashes_the_parser(text):
 
 
 def test_people_read_the_games_own_squares_and_board_squares_named_as_such():
-    """On r1, tic-tac-toe's b2 is board square f6: the log says b2, as the move does."""
-    from magboard.firmware.event_words import Describer
+    """On r1, tic-tac-toe's b2 is board square f6: the log says b2, as the move does; a board
+    square outside the game is called one; a tray is named by whose pieces it holds."""
     from magboard.firmware.events import GameStarted, Illegal, InHand
+    from magboard.firmware.words import Describer
 
     words = Describer()
     words.text(GameStarted(0.0, "tic-tac-toe", {}, "r1", ("X", "O")))
     lifted = words.text(InHand(1.0, 0, ("A1",), ("e5", "f6")))
-    assert lifted == "X lifted A1; may go a1 b2"
+    assert lifted == "X lifted a piece from X's tray: put it down on a1, b2"
     wrong = words.text(Illegal(2.0, 0, ("a12",), ("f6",), "two pieces moved"))
-    assert wrong == "illegal: take off board square a12, put back on b2 (two pieces moved)"
+    assert wrong == (
+        "Not legal: two pieces moved. To put it right: take the piece off board square a12"
+        " (outside the game); put the piece back on b2"
+    )

@@ -18,7 +18,6 @@ import serial
 
 from magboard.firmware.app.errors import CommandError
 from magboard.firmware.app.link import SerialLink
-from magboard.firmware.event_words import Describer
 from magboard.firmware.events import (
     ButtonPressed,
     Clear,
@@ -32,9 +31,9 @@ from magboard.firmware.events import (
     LedFrame,
     Moved,
     Note,
-    Partial,
     Restored,
 )
+from magboard.firmware.words import Describer
 from magboard.host import cli
 from magboard.host import link as host_link
 from magboard.host.link import BoardLink, LinkError
@@ -140,24 +139,27 @@ def test_a_malformed_address_says_what_is_missing(capsys, url, problem):
     ("event", "text"),
     [
         (MOVE, "12.48 X played b2"),
-        (Moved(3.0, 1, ("pass",), 4), "3.00 O passed"),
+        (Moved(3.0, 1, ("pass",), 4, 0), "3.00 O passed [pass]"),
         (
             Illegal(4.2, 1, ("b2",), ("A4",), "no legal move gives this board"),
-            "4.20 illegal: take off b2, put back on A4 (no legal move gives this board)",
+            "4.20 Not legal: no legal move gives this board. To put it right: take the piece"
+            " off b2; put a piece back in X's tray",
         ),
-        (InHand(1.3, 0, ("supply:X",), ("a1", "b2")), "1.30 X lifted supply:X; may go a1 b2"),
-        (Partial(2.0, 0, ("s0",)), "2.00 X is playing s0 ..."),
-        (Restored(5.1), "5.10 restored: the board matches the game again"),
+        (
+            InHand(1.3, 0, ("supply:X",), ("a1", "b2")),
+            "1.30 X lifted a piece from X's tray: put it down on a1, b2",
+        ),
+        (Restored(5.1), "5.10 The board matches the game again"),
         (
             GameOver(9.0, (0,), ("X",), "three in a row", ("a1", "b2", "c3")),
-            "9.00 X won: three in a row (a1 b2 c3)",
+            "9.00 Game over: X wins: three in a row (a1, b2, c3)",
         ),
-        (GameOver(9.0, (), (), "board full"), "9.00 draw: board full"),
+        (GameOver(9.0, (), (), "board full"), "9.00 Game over: a draw: board full"),
         (
             FaultSurvived(1.0, "link-error", "/dev/ttyGS0", "gone"),
-            "1.00 fault link-error at /dev/ttyGS0: gone",
+            "1.00 Fault survived: link-error at /dev/ttyGS0: gone",
         ),
-        (ButtonPressed(2.5, "seat-1", True), "2.50 button seat-1 pressed"),
+        (ButtonPressed(2.5, "seat-1", True), "2.50 The seat-1 button pressed"),
         (Note(0.5, "refused: not JSON"), "0.50 refused: not JSON"),
         (LedFrame(0.0, "000000ff0000000000"), "0.00 leds: 1 of 3 lit"),
         (
@@ -166,16 +168,16 @@ def test_a_malformed_address_says_what_is_missing(capsys, url, problem):
         ),
         (
             ClockChanged(9.0, 0, "reserve", 0.0, (280.4, 300.0)),
-            "9.00 X's clock: on the reserve, 280 s left",
+            "9.00 X's turn time is up: the reserve runs",
         ),
-        (ClockChanged(9.5, 0, "flag", 0.0, (0.0, 300.0)), "9.50 X's clock: out of time"),
-        (ClockChanged(9.5, None, "stopped", 0.0, (0.0, 300.0)), "9.50 clock stopped"),
-        (Clear(4.0, ("b2",), ()), "4.00 clear the board: take off b2"),
+        (ClockChanged(9.5, 0, "flag", 0.0, (0.0, 300.0)), "9.50 X's time ran out"),
+        (ClockChanged(9.5, None, "stopped", 0.0, (0.0, 300.0)), "9.50 The clocks stopped"),
+        (Clear(4.0, ("b2",), ()), "4.00 Before the next game: take the piece off b2"),
     ],
 )
 def test_events_read_as_one_line_each(event, text):
     describe = Describer()
-    assert describe(GAME) == "0.00 game tic-tac-toe on mini: X, O"
+    assert describe(GAME) == "0.00 New game of Tic-tac-toe on mini: X against O"
     assert describe(event) == text
 
 
@@ -293,8 +295,8 @@ def test_magboard_send_prints_the_replies(board, capsys, json_lines):
         assert [e["type"] for e in events if e["type"] != "leds"] == ["button", "button"]
     else:
         assert [line.split(" ", 1)[1] for line in out.splitlines()] == [
-            "button seat-1 pressed",
-            "button seat-1 released",
+            "The seat-1 button pressed",
+            "The seat-1 button released",
         ]
 
 
@@ -357,7 +359,10 @@ def test_magboard_watch_prints_the_events(capsys, monkeypatch, json_lines):
     if json_lines:
         assert out.splitlines() == [GAME.to_json(), MOVE.to_json(), leds.to_json()]
     else:
-        assert out.splitlines() == ["0.00 game tic-tac-toe on mini: X, O", "12.48 X played b2"]
+        assert out.splitlines() == [
+            "0.00 New game of Tic-tac-toe on mini: X against O",
+            "12.48 X played b2",
+        ]
     assert err.startswith("skipped a line that is not an event (not JSON")
     assert len(err.splitlines()) == 1
 

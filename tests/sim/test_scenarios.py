@@ -112,7 +112,8 @@ def test_a_forbidden_event_is_reported_with_its_time(tmp_path):
     result = run_file(write(tmp_path, text))
     assert result.failures == [
         'forbid[0]: forbidden {type = "move", player = 1} happened at t=1.78087: '
-        '{"type":"move","t":1.78087,"player":1,"actions":["a1"],"turn":2}'
+        '{"type":"move","t":1.78087,"player":1,"actions":["a1"],"turn":2,"to_move":0,'
+        '"skipped":[]}'
     ]
 
 
@@ -291,8 +292,8 @@ BROKEN = [
     ),
     (
         "board = 'mini'\ngame = 'ttt'\nexpect = [{ type = 'move', cell = 'b2' }]\n",
-        "expect[0]: unknown key 'cell' (known here: type, player, actions, turn, after, before, "
-        "count)",
+        "expect[0]: unknown key 'cell' (known here: type, player, actions, turn, to_move,"
+        " skipped, after, before, count)",
     ),
     (
         "board = 'mini'\ngame = 'ttt'\nforbid = [{ type = 'move', actions = 'b2' }]\n",
@@ -413,6 +414,8 @@ def test_a_tile_is_gripped_by_any_cell_it_covers(tmp_path):
         "player": 0,
         "actions": ["c6-c5", "Tc5cw", "Tc5^"],
         "turn": 1,
+        "to_move": 1,
+        "skipped": [],
     }
 
 

@@ -27,9 +27,9 @@ def test_a_whole_game_in_plain_text_ends_with_the_result(capsys, board):
     lines = out.rstrip("\n").splitlines()
     assert lines[0].startswith(f"magboard demo: Tic-tac-toe on {board}")
     assert lines[-1].startswith("Result: ")
-    assert f"game tic-tac-toe on {board}: X, O" in out
-    assert "X lifted supply:X; may go " in out
-    assert " won: three in a row" in out or "draw: " in out
+    assert f"New game of Tic-tac-toe on {board}: X against O" in out
+    assert "X lifted a piece from X's tray: put it down on " in out
+    assert " wins: three in a row" in out or "a draw: " in out
     moves = [line for line in lines if " played " in line]
     assert 5 <= len(moves) <= 9
     assert "[" in out  # lit LEDs are marked

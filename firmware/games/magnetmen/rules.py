@@ -706,6 +706,16 @@ class MagnetmenState(State):
                 return True
         return bool(self.collectable(seat))
 
+    def why_skipped(self, seat: int) -> str:
+        """`can_act`'s reasons, the first that holds, in words."""
+        if self.retired >> seat & 1:
+            return "took the King and takes no more turns"
+        if self._full(seat):
+            return "has a full inventory"
+        if self.setup.advanced_rules and max(self.counts[seat], default=0) >= FOUR:
+            return "holds four icons of one type"
+        return "has no square to collect"
+
     # -- legal actions -------------------------------------------------------------------------
 
     def _legal(self) -> tuple[Action, ...]:

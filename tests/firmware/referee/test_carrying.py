@@ -73,6 +73,7 @@ def test_a_capture_carried_off_is_progress_and_what_is_left_stays_lit():
             0,
             "captured: the neutral puppy on g6 goes to A's captured pile",
             ("A7", "A8", "A9", "h7"),
+            todo="carry the neutral puppy on g6 to your captured pile",
         )
     ]
     assert ref.status.obligation == {G6, *profile.supply("A-captured").slots}
@@ -100,12 +101,13 @@ def test_a_capture_carried_off_before_the_board_settles_is_the_turn_then_progres
     ref.judge(carried_off(profile, captured, (7, 6)), 20.1, stable=False)
     ref.judge(carried_off(profile, captured, (7, 6)), 20.35, stable=True)
     moved = [e for e in events if isinstance(e, Moved)]
-    assert moved[-1] == Moved(20.35, 0, ("Kf6", "Te5cw", "Te5>"), 5)
+    assert moved[-1] == Moved(20.35, 0, ("Kf6", "Te5cw", "Te5>"), 5, 1)
     assert events[-1] == Obligation(
         20.35,
         0,
         "captured: the neutral puppy on h5 goes to A's captured pile",
         ("A7", "A8", "A9", "i6"),
+        todo="carry the neutral puppy on h5 to your captured pile",
     )
     assert not any(isinstance(e, Illegal) for e in events)
 

@@ -49,7 +49,7 @@ def test_the_token_turned_over_is_the_next_players_collection():
     ref.judge(profile.render(ref.initial), 2.0, stable=True)
     turned = collected.apply(collected.parse_action("a1"))
     ref.judge(profile.render(turned), 2.6, stable=True)
-    assert events[1:] == [Moved(2.6, 1, ("a1",), 2)]
+    assert events[1:] == [Moved(2.6, 1, ("a1",), 2, 0)]
     assert ref.wake_at is None
 
 

@@ -56,7 +56,7 @@ def test_a_legal_stable_frame_is_accepted_once():
     frame = profile.render(position("b2"))
     ref.judge(frame, 1.0, stable=True)
     ref.judge(frame, 1.5, stable=True)
-    assert events == [Moved(1.0, 0, ("b2",), 1)]
+    assert events == [Moved(1.0, 0, ("b2",), 1, 1)]
     assert ref.status.phase == PLAY and ref.status.to_move == 1
     assert ref.status.last_move == {(1, 1)} and ref.status.last_mover == 0
 
@@ -98,7 +98,7 @@ def test_an_illegal_board_says_what_to_fix_and_is_accepted_once_restored():
     ref.judge(profile.render(position("b2")), 3.0, stable=True)
     assert isinstance(events[-1], Restored)
     ref.judge(profile.render(position("b2", "a1")), 4.0, stable=True)
-    assert events[-1] == Moved(4.0, 1, ("a1",), 2)
+    assert events[-1] == Moved(4.0, 1, ("a1",), 2, 0)
 
 
 def test_a_refused_placement_says_why_in_the_game_s_words():
@@ -114,7 +114,7 @@ def test_a_refused_placement_says_why_in_the_game_s_words():
     assert "centre" in events[-1].detail
     outside = 1 << R1.sensor_bit[((0, 0), "n")]
     ref.judge(profile.render(game.new_state()) & ~small | outside, 2.0, stable=True)
-    assert events[-1].detail == "a1 is outside the game's area"
+    assert events[-1].detail == "that square is outside the game's area"
 
 
 def test_restoring_the_previous_position_takes_the_move_back():
@@ -124,7 +124,7 @@ def test_restoring_the_previous_position_takes_the_move_back():
     assert events[-1] == TakenBack(2.0, 0, ("b2",))
     assert ref.position == position()
     ref.judge(profile.render(position("a1")), 3.0, stable=True)
-    assert events[-1] == Moved(3.0, 0, ("a1",), 1)
+    assert events[-1] == Moved(3.0, 0, ("a1",), 1, 1)
 
 
 def test_without_takeback_the_previous_position_is_a_mistake():
@@ -141,7 +141,7 @@ def test_a_fast_reply_is_understood_from_the_frames_passed_through():
     both = profile.render(position("c3", "a3"))
     ref.judge(after_x, 0.9, stable=False)
     ref.judge(both, 1.0, stable=True)
-    assert events == [Moved(1.0, 0, ("c3",), 1), Moved(1.0, 1, ("a3",), 2)]
+    assert events == [Moved(1.0, 0, ("c3",), 1, 1), Moved(1.0, 1, ("a3",), 2, 0)]
 
 
 def test_an_unwitnessed_fast_reply_that_two_orders_explain_is_not_guessed():
@@ -215,7 +215,7 @@ def test_a_partial_turn_waits_and_the_seat_button_ends_it():
     ref.press("seat-2", 1.5)  # not the mover's button
     assert isinstance(events[-1], Partial)
     ref.press("seat-1", 2.0)
-    assert events[-1] == Moved(2.0, 0, ("a1", "end"), 1)
+    assert events[-1] == Moved(2.0, 0, ("a1", "end"), 1, 1)
 
 
 def test_a_place_and_a_push_without_a_pause_are_one_turn():
@@ -223,7 +223,7 @@ def test_a_place_and_a_push_without_a_pause_are_one_turn():
     ref.judge(profile.render(stones("b1", "end")), 1.0, stable=True)
     ref.judge(profile.render(stones("b1", "end", "a1")), 1.5, stable=False)
     ref.judge(profile.render(stones("b1", "end", "a1", "a1>2")), 2.0, stable=True)
-    assert events[-1] == Moved(2.0, 1, ("a1", "a1>2"), 2)
+    assert events[-1] == Moved(2.0, 1, ("a1", "a1>2"), 2, 0)
 
 
 def test_a_press_judges_the_board_before_it_ends_the_turn():

@@ -40,4 +40,4 @@ def test_a_tile_of_the_mover_off_the_area_says_so():
     frame = profile.render(ref.position) | 1 << R1.sensor_bit[(b2, "n")]
     ref.judge(frame, 1.0, stable=True)
     (illegal,) = [e for e in events if isinstance(e, Illegal)]
-    assert illegal.detail == "b2 is outside the game's area"
+    assert illegal.detail == "that square is outside the game's area"
