@@ -550,7 +550,8 @@ class LanceState(State):
                 f" bout {len(self.bouts) + 1}, {SEATS[starter]} starts",
                 tiles,
                 frozenset(BOXES),
-                f"clear the board for bout {len(self.bouts) + 1}: {SEATS[starter]} starts it",
+                f"{last.reason} (A {a}, B {b}): clear the board for bout"
+                f" {len(self.bouts) + 1}, which {SEATS[starter]} starts",
             ),
         )
 

@@ -225,7 +225,7 @@ class Describer:
                 self.need = Need(f"the pieces differ from the saved game: {fix}", wrong=True)
                 return f"The pieces differ from the saved game: {fix}", "", ()
             case Restored():
-                self.need = self.pending
+                self.need = None  # what the turn still needs, if anything, shows again
                 return "The board matches the game again", "", ()
             case TakenBack():
                 self.to_move = event.player
@@ -332,7 +332,7 @@ class Describer:
         else:
             where = ""
         if where:
-            text = f"put it down {where}"
+            text = f"put the piece down {where}"
         elif self.turns:
             text = (
                 "nowhere to play it: put it back, or leave the last move's piece off to take"
@@ -461,6 +461,14 @@ class Describer:
                 )
         return event.TYPE
 
+    def hands_empty(self) -> Banner | None:
+        """The hands hold nothing (a lifted piece put back where it was, which no event
+        says): the banner once a wait for that piece is over; None if it was not waited for."""
+        if self.need is None or not self.need.held:
+            return None
+        self.need = None
+        return self.banner()
+
     # The banner.
 
     def banner(self) -> Banner:
@@ -476,10 +484,11 @@ class Describer:
             if self.need is not None:
                 text += f" \u00b7 {self.need.text}"
             return Banner(text, Mood.OVER, seat)
-        if self.need is not None:
-            who = "" if self.need.seat is None else f"{self.name(self.need.seat)}: "
-            mood = Mood.WRONG if self.need.wrong else Mood.WAITING
-            return Banner(who + self.need.text, mood, self.need.seat)
+        need = self.need if self.need is not None else self.pending
+        if need is not None:
+            who = "" if need.seat is None else f"{self.name(need.seat)}: "
+            mood = Mood.WRONG if need.wrong else Mood.WAITING
+            return Banner(who + need.text, mood, need.seat)
         if self.to_move is None and self.turns:
             return Banner("The game is over", Mood.WAITING)
         if self.to_move is not None and self._game.names:

@@ -293,6 +293,9 @@ class BoardHost:
         if (shown.places, shown.hand, shown.tiles) != self._shown_pieces:
             self._shown_pieces = (shown.places, shown.hand, shown.tiles)
             out.append(shown)
+            banner = None if shown.hand else self.describer.hands_empty()
+            if banner is not None:
+                self._words[id(shown)] = Words(None, banner=banner)
         scores = standings(self.session)
         standing = None if scores is None else (scores.scores, scores.inventories, scores.holders)
         if scores is not None and standing != self._shown_scores:
@@ -304,6 +307,7 @@ class BoardHost:
             out.append(lit)
         if out:
             self.broadcast(out)
+        self._words.pop(id(shown), None)  # said once: the drawing is not kept
 
     def greeting(self) -> list[Event]:
         """What a page is sent when it connects: the board, the recent events (and the latest

@@ -194,7 +194,7 @@ def test_a_game_won_by_mouse_lights_the_winning_line(page, server):
 def test_a_wrong_piece_is_shown_and_put_right(page, server):
     drag(page, "B1", "b2")  # X takes a piece from O's tray
     illegal = wait_for_log(page, "illegal")
-    assert "take off b2" in illegal and "put back on B1" in illegal
+    assert "take the piece off b2" in illegal and "put a piece back in O's tray" in illegal
     wait_for_lights(page, ["b2"], RED)  # take it off here...
     wait_for_lights(page, ["B1"], SEAT_O)  # ...and put O's piece back here
     shot(page, "sim-web-illegal.png")
@@ -272,7 +272,7 @@ def test_tic_tac_doh_by_mouse_a_tree_counts_for_the_line(board_page):
         wait_for_log(page, "move", n)
     drag(page, "A9", "g6")  # Mediums on e6 and g6, the L-M tree on f6 counts as a Medium
     over = wait_for_log(page, "game-over")
-    assert "A wins" in over and "e6, f6, g6" in over
+    assert "A wins" in over and "(b3, c3, d3)" in over  # the game's squares, not r1's
     wait_for_lights(page, ["e6", "f6", "g6"], SEAT_X)
     shot(page, "sim-web-tic-tac-doh.png")
 
@@ -302,12 +302,12 @@ def test_lance_assembly_by_mouse_a_bout_to_a_lance(board_page):
         return wait_for_log(page, "move", moves)
 
     place("A", "d4")  # a1: the bout's first turn is one placement, and ends by itself
-    assert "A played a1" in wait_for_log(page, "move", 1)
+    assert "A put a tile on a1" in wait_for_log(page, "move", 1)
     page.wait_for_selector("#clocks .clock[data-seat='1'][data-stage='turn']")
     place("B", "d5")
     wait_for_log(page, "partial", 1)
     assert banner(page) == "B: go on, or press the seat-2 button to end the turn"
-    assert "B played a2 end" in end_turn("seat-2", 1, 2)
+    assert "B put a tile on a2, then ended the turn" in end_turn("seat-2", 1, 2)
     place("A", "e4")
     end_turn("seat-1", 2, 3)
     place("B", "e5")
@@ -318,13 +318,17 @@ def test_lance_assembly_by_mouse_a_bout_to_a_lance(board_page):
     wait_for_log(page, "partial", 5)
     place("N", "i9")  # B's neutral tile, on f6
     page.wait_for_function("document.getElementById('match').textContent.includes('on the board')")
-    assert "B played c2 Nf6 end" in end_turn("seat-2", 6, 6)
+    assert "B put a tile on c2, then put the neutral tile on f6, then ended the turn" in end_turn(
+        "seat-2", 6, 6
+    )
     place("A", "h4")  # e1, then a1-b1-c1 pushed along by its rear tile: a turn with nothing left
     wait_for_log(page, "partial", 7)
     page.keyboard.down("Control")  # ctrl-drag slides a group
     drag(page, "d4", "e4")
     page.keyboard.up("Control")
-    assert "A played e1 a1>3:1" in wait_for_log(page, "move", 7)
+    assert "A put a tile on e1, then slid the group of 3 at a1 one cell right" in wait_for_log(
+        page, "move", 7
+    )
     assert page.locator('[data-place="d4"] .stack').count() == 0
     place("B", "i6")
     end_turn("seat-2", 8, 8)
@@ -332,7 +336,9 @@ def test_lance_assembly_by_mouse_a_bout_to_a_lance(board_page):
     end_turn("seat-1", 9, 9)
     bout = wait_for_log(page, "obligation")
     assert "bout 1: A made a lance of five (A 1, B 0)" in bout
-    assert "bout 1: A made a lance of five" in wait_for_banner(page, "clear the board")
+    assert "A: A made a lance of five (A 1, B 0): clear the board for bout 2" in wait_for_banner(
+        page, "clear the board"
+    )
     page.wait_for_function(
         "document.getElementById('match').textContent.startsWith("
         "'bout 1: A made a lance of five (A 1, B 0)')"
@@ -423,14 +429,17 @@ def test_meep_tac_toe_by_mouse_a_tile_shifted_and_turned(board_page):
     page.wait_for_function("document.querySelectorAll('#tiles [data-tile]').length === 4")
     assert tile_over(page, "e5") == ("e5 f5 e6 f6", "e5")
     drag(page, "f5", "f6")  # A's meeple d3-d4, onto the same tile
-    assert "A so far: d3-d4" in wait_for_log(page, "partial", 1)
+    assert "A so far: moved the meeple on d3 to d4" in wait_for_log(page, "partial", 1)
     wait_for_lights(page, ["e5", "f5", "e6", "f6"], SEAT_X)  # this tile must move now
     shift_by_rim(page, "e5", "left")  # the tile and both meeples on it, one cell left
-    assert "d3-d4 Tc3<" in wait_for_log(page, "partial", 2)
+    assert "d4, then shifted the tile at c3 left" in wait_for_log(page, "partial", 2)
     assert tile_over(page, "d5") == ("d5 e5 d6 e6", "d5")
     assert (stack_top(page, "d5"), stack_top(page, "e6")) == ("B", "A")
     turn_by_gesture(page, "d5", clockwise=True)  # a quarter clockwise: B up, A down
-    assert "A played d3-d4 Tc3< Tb3cw" in wait_for_log(page, "move", 1)
+    assert (
+        "A moved the meeple on d3 to d4, then shifted the tile at c3 left, then turned the tile"
+        " at b3 a quarter clockwise"
+    ) in wait_for_log(page, "move", 1)
     assert tile_over(page, "d5") == ("d5 e5 d6 e6", "d6")  # the key corner went round
     assert (stack_top(page, "d6"), stack_top(page, "e5")) == ("B", "A")
     assert stack_top(page, "d5") is None and stack_top(page, "e6") is None
@@ -457,14 +466,17 @@ def test_meeple_maneuver_by_mouse_a_capture_carried_to_the_pile(board_page):
     wait_for_log(page, "move", 2)
     kitten = next(f"A{n}" for n in (1, 2, 3) if stack_top(page, f"A{n}") == "A-kitten")
     drag(page, kitten, "f6")  # A's kitten on e5, the centre tile
-    assert "A so far: Ke5" in wait_for_log(page, "partial", 5)
+    assert "A so far: put a kitten on e5" in wait_for_log(page, "partial", 5)
     page.check('input[name="drag-mode"][value="tile"]')  # a drag anywhere on a tile shifts it
     drag(page, "f6", "f5")  # the centre tile down a cell, the kitten and two neutrals with it
-    assert "Ke5 Te5v" in wait_for_log(page, "partial", 6)
+    assert "e5, then shifted the tile at e5 down" in wait_for_log(page, "partial", 6)
     assert tile_over(page, "f5") == ("f5 g5 f6 g6", "f5")
     assert page.inner_text("#tile-name") == "f5-g6"  # the tile last pressed on
     page.get_by_role("button", name="turn \u21ba").click()  # a quarter counter-clockwise
-    assert "A played Ke5 Te5v Te4ccw" in wait_for_log(page, "move", 3)
+    assert (
+        "A put a kitten on e5, then shifted the tile at e5 down, then turned the tile at e4 a"
+        " quarter counter-clockwise"
+    ) in wait_for_log(page, "move", 3)
     assert tile_over(page, "f5") == ("f5 g5 f6 g6", "g5")
     obligation = wait_for_log(page, "obligation")
     assert "the neutral puppy on e4 goes to A's captured pile" in obligation
@@ -483,7 +495,9 @@ def test_meeple_maneuver_by_mouse_a_capture_carried_to_the_pile(board_page):
     page.keyboard.press("r")
     wait_for_steps(page, 11)
     page.keyboard.press("r")
-    assert "B played Kf8 Te7cw Te7cw" in wait_for_log(page, "move", 4)
+    assert (
+        "B put a kitten on f8, then turned the tile at e7 a quarter clockwise, then the same again"
+    ) in wait_for_log(page, "move", 4)
     assert tile_over(page, "g9") == ("f8 g8 f9 g9", "g9")
     assert (stack_top(page, "f8"), stack_top(page, "g8")) == ("B-kitten", "N-kitten")
     assert not page.locator("#log [data-type='illegal']").count()
@@ -541,7 +555,7 @@ def test_magnetmen_three_players_to_the_end_with_the_scores_shown(board_page):
     final = server.call(lambda: session.state.scores)
     event = next(e for e in reversed(session.events) if e.TYPE == "game-over")
     assert event.scores == final
-    assert "Game over" in over and "scores A " in over
+    assert "Game over" in over and "(A " in over
     page.wait_for_function(
         "(scores) => [...document.querySelectorAll('#scores .seat-score')]"
         ".map((s) => Number(s.textContent)).join() === scores.join()",
@@ -660,8 +674,8 @@ def test_a_mistake_is_named_in_the_games_squares_on_a_large_board(browser):
         # The game's b2 lies under r1's f6: the cell is captioned, and named, as the game has it.
         assert opened.text_content('[data-place="f6"] .place-label') == "b2"
         hands(running, "move A1 a1")
-        text = wait_for_banner(opened, "take the piece off cell a1 (off the game)")
-        assert text.startswith("X: ") and "; put the piece back on tray slot A1" in text
+        text = wait_for_banner(opened, "take the piece off board square a1 (outside the game)")
+        assert text.startswith("X: ") and "; put a piece back in X's tray" in text
         assert opened.locator("#banner").get_attribute("data-state") == "wrong"
         hands(running, "move a1 A1")
         wait_for_banner(opened, "X to move")
