@@ -73,6 +73,19 @@ def explain(profile: Profile, position: State, difference: Difference, frame: in
     return NO_RULE
 
 
+def tried_move(profile: Profile, position: State, difference: Difference) -> Action | None:
+    """The one piece moved from a cell to another, as the action the rules refuse (a tile
+    slid where it may not go), so that it can be undone as it was made; None otherwise."""
+    cells = [p for p in difference.remove if not isinstance(p, Slot)]
+    if len(cells) != 1 or len(difference.remove) != 1 or len(difference.put_back) != 1:
+        return None
+    source = difference.put_back[0][0]
+    if isinstance(source, Slot):
+        return None
+    action = profile.moving(position, source, cells[0])
+    return action if action is not None and not position.is_legal(action) else None
+
+
 def _from_a_box(profile: Profile, position: State, cell: Cell, frame: int) -> str | None:
     """Why the rules refuse a piece from an unsensed box put on `cell`, told from the magnets
     the cell shows beyond the position's; None where no such piece shows or the rules allow it."""

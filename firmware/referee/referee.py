@@ -43,7 +43,7 @@ from magboard.hardware.spec import Place, place_label
 
 from .carrying import Carrying, carrying, step_places
 from .evidence import Refused, best_explained, in_frame_order, in_order, reply_cells, witness
-from .explain import NO_RULE, explain, forbidden, misordered
+from .explain import NO_RULE, explain, forbidden, misordered, tried_move
 from .history import History, Turn, notation
 from .matcher import Matcher, Reading, SearchLimitError
 from .remote_log import RemoteError, Turns, follow
@@ -1463,6 +1463,8 @@ class Referee:
         detail = detail or explain(
             self.profile, self.position, difference, self.profile.canonical(raw)
         )
+        moved = None if tried else tried_move(self.profile, self.position, difference)
+        tried = tried or (str(moved) if moved is not None else "")
         self.emit(Illegal(now, self.position.to_move, remove, put_back, detail, tried))
         self.status = self._status(Phase.ILLEGAL, now, difference=difference)
 

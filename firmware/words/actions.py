@@ -117,8 +117,7 @@ def undo(action: Action, extent: tuple[int, int]) -> str | None:
     match action:
         case Shift():
             back = WAYS[BACK[action.way]]
-            col, row = action.target
-            if not (0 <= col < extent[0] and 0 <= row < extent[1]):
+            if not _inside(action.target, extent):
                 return f"shift the tile back {back}, onto the game"
             return f"shift the tile at {cell_name(action.target)} back {back}"
         case QuarterTurn():
@@ -126,10 +125,15 @@ def undo(action: Action, extent: tuple[int, int]) -> str | None:
             return f"turn the tile at {cell_name(action.tile)} back a quarter {way}"
         case lance.Slide():
             what = "the tile" if action.length == 1 else f"the group of {action.length}"
-            rear = cell_name(action.moved[0])
-            back = WAYS[BACK[action.way]]
-            return f"slide {what} at {rear} back {count(action.distance, 'cell')} {back}"
+            back = f"back {count(action.distance, 'cell')} {WAYS[BACK[action.way]]}"
+            if not all(_inside(cell, extent) for cell in action.moved):
+                return f"slide {what} {back}, onto the game"
+            return f"slide {what} at {cell_name(action.moved[0])} {back}"
     return None
+
+
+def _inside(cell: tuple[int, int], extent: tuple[int, int]) -> bool:
+    return 0 <= cell[0] < extent[0] and 0 <= cell[1] < extent[1]
 
 
 def _put(rest: str) -> Phrase:

@@ -1392,8 +1392,13 @@
       node.type = "button";
       node.className = "board-button";
       node.dataset.button = button.name;
-      node.title = button.label;
-      node.textContent = button.label || button.name;
+      // A seat's button named by the game's seat ("X: done / end turn"), not the board's.
+      const seat = /^seat-(\d+)$/.exec(button.name);
+      const player = seat && b.players[Number(seat[1]) - 1];
+      const does = (button.label || "").split(": ").slice(1).join(": ");
+      const label = player && does ? `${player}: ${does}` : button.label || button.name;
+      node.title = label;
+      node.textContent = label;
       const name = document.createElement("span");
       name.className = "button-name";
       name.textContent = button.name;

@@ -206,7 +206,7 @@ def test_a_wrong_piece_is_shown_and_put_right(page, server):
 
 
 def test_panel_buttons_and_a_slide(page, server):
-    page.get_by_role("button", name="Player A: done / end turn").click()
+    page.get_by_role("button", name="X: done / end turn").click()  # seat 1, in the game's name
     assert "seat-1" in wait_for_log(page, "button")
     click(page, "A1")  # lift X's piece and put it on a1 by clicks: X plays a1
     click(page, "a1")
