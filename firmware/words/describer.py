@@ -546,7 +546,8 @@ def _notation(actions: tuple[str, ...], line: str) -> str:
     """The actions' notation for the log's detail, where the line does not already say it
     word for word (tic-tac-toe's "b2" is both)."""
     words = set(re.findall(r"[\w<>^:-]+", line))
-    return "" if all(action in words for action in actions) else " ".join(actions)
+    said = all(action in words or action in BOOKKEEPING for action in actions)
+    return "" if said else " ".join(actions)
 
 
 def _turns(n: int) -> str:

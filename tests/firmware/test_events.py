@@ -123,7 +123,7 @@ def test_people_read_the_games_own_squares_and_board_squares_named_as_such():
     words = Describer()
     words.text(GameStarted(0.0, "tic-tac-toe", {}, "r1", ("X", "O")))
     lifted = words.text(InHand(1.0, 0, ("A1",), ("e5", "f6")))
-    assert lifted == "X lifted a piece from X's tray: put it down on a1, b2"
+    assert lifted == "X lifted a piece from X's tray: put the piece down on a1, b2"
     wrong = words.text(Illegal(2.0, 0, ("a12",), ("f6",), "two pieces moved"))
     assert wrong == (
         "Not legal: two pieces moved. To put it right: take the piece off board square a12"

@@ -293,7 +293,7 @@ def test_a_virtual_press_ends_a_partial_turn_as_the_button_does(how):
         after = [e for e in events if not isinstance(e, LedFrame)][-3:]
         assert [without_time(e) for e in after] == [
             without_time(ButtonPressed(0, "seat-1", True)),
-            without_time(Moved(0, 0, ("a1", "end"), 1)),
+            without_time(Moved(0, 0, ("a1", "end"), 1, 1)),
             without_time(ButtonPressed(0, "seat-1", False)),
         ]
         assert loop.referee.position == stones("a1", "end")

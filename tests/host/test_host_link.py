@@ -139,7 +139,7 @@ def test_a_malformed_address_says_what_is_missing(capsys, url, problem):
     ("event", "text"),
     [
         (MOVE, "12.48 X played b2"),
-        (Moved(3.0, 1, ("pass",), 4, 0), "3.00 O passed [pass]"),
+        (Moved(3.0, 1, ("pass",), 4, 0), "3.00 O passed"),
         (
             Illegal(4.2, 1, ("b2",), ("A4",), "no legal move gives this board"),
             "4.20 Not legal: no legal move gives this board. To put it right: take the piece"
@@ -147,7 +147,7 @@ def test_a_malformed_address_says_what_is_missing(capsys, url, problem):
         ),
         (
             InHand(1.3, 0, ("supply:X",), ("a1", "b2")),
-            "1.30 X lifted a piece from X's tray: put it down on a1, b2",
+            "1.30 X lifted a piece from X's tray: put the piece down on a1, b2",
         ),
         (Restored(5.1), "5.10 The board matches the game again"),
         (
@@ -429,7 +429,10 @@ def test_magboard_watch_carries_on_when_the_board_restarts(capsys, monkeypatch):
         thread.join(DEADLINE)
     out, err = capsys.readouterr()
     assert status == 130
-    assert out.splitlines() == ["0.00 game tic-tac-toe on mini: X, O", "12.48 X played b2"]
+    assert out.splitlines() == [
+        "0.00 New game of Tic-tac-toe on mini: X against O",
+        "12.48 X played b2",
+    ]
     assert waits == [0.5, 1.0, 2.0, 4.0, 8.0, 10.0, 10.0, 0.5]
     said = err.splitlines()
     assert len(said) == 3

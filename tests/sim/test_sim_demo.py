@@ -28,7 +28,7 @@ def test_a_whole_game_in_plain_text_ends_with_the_result(capsys, board):
     assert lines[0].startswith(f"magboard demo: Tic-tac-toe on {board}")
     assert lines[-1].startswith("Result: ")
     assert f"New game of Tic-tac-toe on {board}: X against O" in out
-    assert "X lifted a piece from X's tray: put it down on " in out
+    assert "X lifted a piece from X's tray: put the piece down on " in out
     assert " wins: three in a row" in out or "a draw: " in out
     moves = [line for line in lines if " played " in line]
     assert 5 <= len(moves) <= 9
