@@ -16,6 +16,7 @@ from typing import Any
 
 from magboard.firmware.events import Event, GameStarted, LedFrame, Moved, TakenBack
 from magboard.firmware.referee import Phase
+from magboard.firmware.words import Describer
 
 from .closing import Shut
 from .loop import BoardLoop
@@ -47,7 +48,8 @@ class BoardStatus:
     turn: int
     """Completed turns."""
     last_move: dict[str, Any] | None
-    """{"player": seat name, "actions": [...], "turn": n}, or None before the first move."""
+    """{"player": seat name, "actions": [...] (notation), "turn": n, "said": the move in words,
+    in the game's squares}, or None before the first move."""
     result: dict[str, Any] | None
     """Once the game is over: {"winners": [seat names], "draw", "reason", "scores"}."""
     clock: dict[str, Any] | None
@@ -90,6 +92,8 @@ class StatusWatch:
     def __init__(self, loop: BoardLoop) -> None:
         self.loop = loop
         self._last_move: dict[str, Any] | None = None
+        self._words = Describer()
+        """The move in words, for a dashboard (firmware/words), from the events heard."""
         self._heard = True
         self._basis: tuple[object, ...] = (None, None, None, None)
         """What the last read was made of: the referee and its status and position, values
@@ -111,6 +115,7 @@ class StatusWatch:
     def hear(self, event: Event) -> None:
         if isinstance(event, LedFrame):
             return
+        said = self._words.words(event)
         seats = self.loop.referee.game.seats
         if isinstance(event, GameStarted):
             self._last_move = None
@@ -119,6 +124,7 @@ class StatusWatch:
                 "player": _seat(seats, event.player),
                 "actions": list(event.actions),
                 "turn": event.turn,
+                "said": said.line,
             }
         elif isinstance(event, TakenBack):
             self._last_move = None

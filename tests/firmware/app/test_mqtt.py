@@ -65,7 +65,8 @@ def test_events_status_heartbeat_usage_and_availability_appear_on_their_topics(
     assert status["board"] == "mini" and status["game"] == "tic-tac-toe"
     assert status["players"] == ["X", "O"] and status["to_move"] == "O"
     assert status["phase"] == "play" and status["result"] is None and status["clock"] is None
-    assert status["last_move"] == {"player": "X", "actions": ["a1"], "turn": 1}
+    last = {"player": "X", "actions": ["a1"], "turn": 1, "said": "X played a1"}
+    assert status["last_move"] == last
     heartbeat = board.until(
         lambda: wait_json(listener, topic("board1", "heartbeat"), lambda h: h["uptime"] > 0, 0.05)
     )
