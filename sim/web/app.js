@@ -753,7 +753,8 @@
   // ---- tiles ---------------------------------------------------------------------------------
 
   const tileById = (id) => state.tiles.find((tile) => tile.id === id) || null;
-  const tileName = (tile) => `${tile.cells[0]}-${tile.cells[3]}`;
+  // A tile as players name it: by the game's square under its lower-left cell.
+  const tileName = (tile) => `the tile at ${gameSquare(tile.cells[0])}`;
 
   function tileBox(tile) {
     // The square a tile covers in drawing units: its cells and the gaps round them.
@@ -1525,6 +1526,14 @@
       row = Math.min(row, cell.row);
     }
     return Number.isFinite(col) ? { col, row } : { col: 0, row: 0 };
+  }
+
+  function gameSquare(label) {
+    // A board cell by the game's own name for it (tic-tac-toe's b2 lies on r1's f6).
+    const cell = parseCell(label);
+    if (!cell) return label;
+    const origin = gameOrigin();
+    return cellLabel(cell.col - origin.col, cell.row - origin.row);
   }
 
   function parseCell(label) {

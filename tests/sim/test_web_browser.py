@@ -471,7 +471,7 @@ def test_meeple_maneuver_by_mouse_a_capture_carried_to_the_pile(board_page):
     drag(page, "f6", "f5")  # the centre tile down a cell, the kitten and two neutrals with it
     assert "e5, then shifted the tile at e5 down" in wait_for_log(page, "partial", 6)
     assert tile_over(page, "f5") == ("f5 g5 f6 g6", "f5")
-    assert page.inner_text("#tile-name") == "f5-g6"  # the tile last pressed on
+    assert page.inner_text("#tile-name") == "the tile at e4"  # last pressed on, game squares
     page.get_by_role("button", name="turn \u21ba").click()  # a quarter counter-clockwise
     assert (
         "A put a kitten on e5, then shifted the tile at e5 down, then turned the tile at e4 a"
