@@ -304,7 +304,9 @@ def test_every_move_of_the_board_is_made_from_its_lights_and_nothing_slips(
         ("meeple-maneuver", {}, 1, 2, 1),
         ("magnetmen", {}, 1, 3, 1),
         ("magnetmen", {"players": 3}, 2, 2, 1),  # the board plays C, people A and B
-        ("lance-assembly", {"max_turns": 20}, 1, 1, 5),
+        # The board's Lance Assembly turns come from tree search, minutes a game with the line
+        # detector in Python; the kernels are checked against their twins on their own.
+        pytest.param("lance-assembly", {"max_turns": 30}, 1, 1, 5, marks=pytest.mark.backend_free),
     ],
 )
 def test_the_board_plays_every_game_its_tiles_slides_and_boxes_made_by_hand(
