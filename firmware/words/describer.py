@@ -142,10 +142,6 @@ class Describer:
         self.board_plays: str | None = None
 
     @property
-    def names(self) -> tuple[str, ...]:
-        return self._game.names
-
-    @property
     def extent(self) -> tuple[int, int]:
         """The columns and rows of the game being played, as its options make it."""
         start = self._game.start
@@ -156,9 +152,6 @@ class Describer:
         if seat is not None and 0 <= seat < len(names):
             return names[seat]
         return "nobody" if seat is None else f"player {seat + 1}"
-
-    def place(self, label: str) -> str:
-        return self._game.places.name(label)
 
     def places(self, labels: tuple[str, ...] | list[str]) -> str:
         return self._game.places.names(labels)
@@ -312,13 +305,16 @@ class Describer:
             told.append("the same again" if told and phrase == told[-1] else phrase)
         return ", then ".join(told) or "nothing"
 
-    def _phrase(self, text: str) -> Phrase | _Verbatim:
+    def _phrase(self, text: str) -> Phrase:
+        """An action in words; one this program cannot read (another version's game), as it
+        came."""
         action = self._parsed(text)
-        return _Verbatim(text) if action is None else said(action, self._game.start)
+        if action is None:
+            return Phrase(f"play {text}", f"played {text}")
+        return said(action, self._game.start)
 
     def _pending_text(self, seat: int) -> str:
-        game = self._game.game
-        if game is not None and _on_tiles(self._game.start):
+        if _on_tiles(self._game.start):
             return "now shift or turn a tile"
         return f"go on, or press the seat-{seat + 1} button to end the turn"
 
@@ -501,21 +497,6 @@ class Describer:
                 text = f"{self.skipped}: {text}"
             return Banner(text, Mood.TURN, self.to_move)
         return Banner("Waiting for the board", Mood.WAITING)
-
-
-@dataclass(frozen=True)
-class _Verbatim:
-    """An action this program cannot parse (another version's game): said as it came."""
-
-    text: str
-
-    @property
-    def told(self) -> str:
-        return f"played {self.text}"
-
-    @property
-    def asked(self) -> str:
-        return f"play {self.text}"
 
 
 def _known(event: GameStarted) -> _Game:
