@@ -12,6 +12,7 @@ from .base import Profile, ProfileError
 from .lance import lance_profile
 from .magnetmen import magnetmen_profile
 from .parts import (
+    Asked,
     Difference,
     Layout,
     Movement,
@@ -82,6 +83,7 @@ def register_profile(game: str, board: str, make: ProfileMaker) -> None:
 
 
 __all__ = [
+    "Asked",
     "Difference",
     "Layout",
     "Movement",

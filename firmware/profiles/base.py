@@ -18,7 +18,18 @@ from functools import cached_property
 from magboard.firmware.games import Action, Cell, Game, State
 from magboard.hardware.spec import BoardSpec, Place, place_label
 
-from .parts import Difference, Layout, Movement, PieceKind, Spot, Step, Supply, TileKind, TileStep
+from .parts import (
+    Asked,
+    Difference,
+    Layout,
+    Movement,
+    PieceKind,
+    Spot,
+    Step,
+    Supply,
+    TileKind,
+    TileStep,
+)
 from .sensors import SensorMap
 
 FRAME_CACHE = 50_000
@@ -270,6 +281,12 @@ class Profile(ABC):
         between the actions of a turn. Most games have nothing to show there: a lifted piece
         shows its own targets."""
         return frozenset(), frozenset()
+
+    def asked(self, state: State) -> Asked | None:
+        """What the rules ask the turn in progress to do by hand before it may go on, where a
+        player chooses the square (a Magnetmen Explorer's destruction): the lights and the
+        words say it, as no lifted piece does. Most games ask nothing of the kind."""
+        return None
 
     def places_of(self, spots: Iterable[Spot]) -> frozenset[Place]:
         """Board places to light for cells and supplies (a sensed supply lights its slots; an

@@ -15,17 +15,20 @@ from typing import Any
 
 from magboard.firmware.games import Action, Cell, State, get_game
 from magboard.firmware.games.magnetmen.generator import SIZES
-from magboard.firmware.games.magnetmen.rules import Collect, Destroy, MagnetmenState
+from magboard.firmware.games.magnetmen.rules import Collect, Destroy, Duty, MagnetmenState
 from magboard.hardware.spec import BoardSpec, Place
 
 from .base import Profile
-from .parts import Layout, PieceKind, Step, Supply
+from .parts import Asked, Layout, PieceKind, Step, Supply
 
 COLLECTED = PieceKind("collected", frozenset({"n"}), None, "o")
 DESTROYED = PieceKind("destroyed", frozenset({"s"}), None, "x")
 BOXES = {COLLECTED: "tokens", DESTROYED: "tokens-turned"}
 """The boxes the tokens are taken from, by the way up they go down (one box of tokens in the
 hand; two for the simulator, whose hands pick a kind)."""
+
+
+EXPLORER_DETAIL = "destroy one unused square: put a token on it turned over"
 
 
 class MagnetmenProfile(Profile):
@@ -63,6 +66,19 @@ class MagnetmenProfile(Profile):
             if isinstance(action, Collect)
         }
         return frozenset(), frozenset(cells)
+
+    def asked(self, state: State) -> Asked | None:
+        """After an Explorer, the square it destroys: any unused one the rules let go, which
+        the player shows by putting a token on it turned over."""
+        assert isinstance(state, MagnetmenState)
+        if state.duty is not Duty.EXPLORE:
+            return None
+        places = frozenset(
+            self.to_board(action.cell)
+            for action in state.legal_actions()
+            if isinstance(action, Destroy)
+        )
+        return Asked(EXPLORER_DETAIL, places)
 
     def placement(self, state: State, kind: PieceKind, cell: Cell) -> Action | None:
         game_cell = self.to_game(cell)

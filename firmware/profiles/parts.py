@@ -108,6 +108,15 @@ class Difference:
 
 
 @dataclass(frozen=True)
+class Asked:
+    """Something the rules ask a turn to do by hand on a square the player picks: what, in
+    words a player follows at the board, and the squares it may be done on."""
+
+    detail: str
+    places: frozenset[Place]
+
+
+@dataclass(frozen=True)
 class Movement:
     """The physical side of one action: places that lose pieces and places that gain them."""
 

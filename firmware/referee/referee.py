@@ -1480,7 +1480,21 @@ class Referee:
         phase = Phase.OVER if self.position.outcome() else Phase.PLAY
         self.status = self._status(phase, now)
         if phase == Phase.PLAY:
+            self._ask(now)
             self._offer_choice(now)
+
+    def _ask(self, now: float) -> None:
+        """What the rules ask the turn to do by hand on a square of the player's choosing (a
+        Magnetmen Explorer's destruction): said, and its squares lit as an obligation, since
+        no lifted piece shows where it may go."""
+        mover = self.position.to_move
+        asked = self.profile.asked(self.position) if self.plays_here(mover) else None
+        if asked is None:
+            return
+        self.emit(Obligation(now, mover, asked.detail, tuple(_labels(asked.places))))
+        self.status = replace(
+            self.status, obligation=asked.places, targets=frozenset(), due=frozenset()
+        )
 
     def _status(self, phase: Phase, now: float, **extra) -> Status:
         position, profile = self.position, self.profile
