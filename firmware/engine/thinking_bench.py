@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 import time
 
+from magboard.firmware.article import with_article
 from magboard.firmware.games import CARRY_OUT, get_game
 
 from .ends import ended
@@ -45,7 +46,8 @@ def measure(min_time: float = 0.6) -> dict:
 
 def format_report(result: dict) -> str:
     budget = result["budget_s"]
-    rows = [f"strong's longest turn at a {budget:g} s budget (wall clock; at most {ALLOWED:.0%})"]
+    at = with_article(f"{budget:g}")
+    rows = [f"strong's longest turn at {at} s budget (wall clock; at most {ALLOWED:.0%})"]
     for row in result["rows"]:
         share = row["longest_s"] / budget
         rows.append(f"{row['game']:16} {row['turns']} turns  {row['longest_s']:.3f} s  {share:.1%}")

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from magboard.firmware.article import with_article
+
 if TYPE_CHECKING:
     from .grid import Cell
 
@@ -80,9 +82,8 @@ class Option:
 
     def check(self, value: Any) -> bool | int | str:
         if type(value) is not type(self.default):
-            raise OptionError(
-                f"option {self.name} takes a {type(self.default).__name__}, not {value!r}"
-            )
+            wanted = with_article(type(self.default).__name__)
+            raise OptionError(f"option {self.name} takes {wanted}, not {value!r}")
         if self.choices and value not in self.choices:
             allowed = ", ".join(map(str, self.choices))
             raise OptionError(f"option {self.name} is one of {allowed}, not {value!r}")

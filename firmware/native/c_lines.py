@@ -7,6 +7,8 @@ Importing this module raises ImportError when the extension is missing or older 
 
 from __future__ import annotations
 
+from magboard.firmware.article import with_article
+
 from .shape import MAX_SIDE, BytesLike, CellsError, Lines, LineShape, ShapeError, wrong_length
 
 try:
@@ -79,9 +81,9 @@ def winners_batch(shape: LineShape, boards: BytesLike) -> bytes:
         boards = _cells(boards)
     count, extra = divmod(len(boards), shape.size)
     if extra:
+        named = with_article(f"{shape.width}x{shape.height}")
         raise CellsError(
-            f"boards of a {shape.width}x{shape.height} shape take a multiple of {shape.size}"
-            f" bytes, got {len(boards)}"
+            f"boards of {named} shape take a multiple of {shape.size} bytes, got {len(boards)}"
         )
     out = _new("uint8_t[]", count)
     _winners_batch(boards, count, shape._prepared or _prepare(shape), out)

@@ -5,6 +5,8 @@ Importing this module raises ImportError when the extension is missing or older 
 
 from __future__ import annotations
 
+from magboard.firmware.article import with_article
+
 from .py_meeples import Cell
 
 try:
@@ -34,5 +36,7 @@ def best_turn(
     flat = [v for tile in tiles for v in tile]
     best = _best_turn(board, width, height, _new("int[]", flat), len(tiles), mover, kinds, count)
     if best == ERR_POSITION:
-        raise ValueError(f"a {width}x{height} board with {len(tiles)} tiles is out of bounds")
+        raise ValueError(
+            f"{with_article(f'{width}x{height}')} board with {len(tiles)} tiles is out of bounds"
+        )
     return best, count[0]

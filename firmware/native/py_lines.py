@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from magboard.firmware.article import with_article
+
 from .shape import BytesLike, CellsError, Lines, LineShape, wrong_length
 
 
@@ -72,9 +74,9 @@ def winners_batch(shape: LineShape, boards: BytesLike) -> bytes:
         boards = _as_bytes(boards)
     size = shape.size
     if len(boards) % size:
+        named = with_article(f"{shape.width}x{shape.height}")
         raise CellsError(
-            f"boards of a {shape.width}x{shape.height} shape take a multiple of {size} bytes,"
-            f" got {len(boards)}"
+            f"boards of {named} shape take a multiple of {size} bytes, got {len(boards)}"
         )
     return bytes(
         winners(shape, boards[start : start + size]) for start in range(0, len(boards), size)

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from magboard.firmware.article import with_article
+
 MAX_SIDE = 16
 LABELS = 8
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
@@ -24,7 +26,9 @@ class CellsError(ValueError):
 
 def wrong_length(shape: LineShape, length: int) -> CellsError:
     """The error both implementations raise for board bytes of the wrong length."""
-    return CellsError(f"a {shape.width}x{shape.height} board is {shape.size} bytes, got {length}")
+    return CellsError(
+        f"{with_article(f'{shape.width}x{shape.height}')} board is {shape.size} bytes, got {length}"
+    )
 
 
 def _side(name: str, value: object) -> int:
@@ -73,9 +77,8 @@ class LineShape:
                 and 0 <= hole[0] < width
                 and 0 <= hole[1] < height
             ):
-                raise ShapeError(
-                    f"hole {hole!r} is not a (col, row) pair on a {width}x{height} board"
-                )
+                board = with_article(f"{width}x{height}")
+                raise ShapeError(f"hole {hole!r} is not a (col, row) pair on {board} board")
             flags[hole[1] * width + hole[0]] = 1
         object.__setattr__(self, "holes", holes)
         object.__setattr__(self, "size", width * height)

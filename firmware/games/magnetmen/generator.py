@@ -37,6 +37,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from magboard.firmware.article import with_article
+
 from ..core import OptionError
 from ..grid import Cell, cell_name
 from .kinds import BY_NAME, KINDS, SETS_UP_TO, Kind, Set
@@ -93,7 +95,9 @@ class Printed:
     def kind_at(self, cell: Cell) -> Kind:
         col, row = cell
         if not (0 <= col < self.width and 0 <= row < self.height):
-            raise IndexError(f"{cell_name(cell)} is off a {self.width}x{self.height} board")
+            raise IndexError(
+                f"{cell_name(cell)} is off {with_article(f'{self.width}x{self.height}')} board"
+            )
         return BY_NAME[self.squares[row * self.width + col]]
 
     @property

@@ -67,6 +67,8 @@ from enum import Enum, IntEnum
 from functools import cached_property
 from typing import Any, ClassVar
 
+from magboard.firmware.article import with_article
+
 from ..core import END_TURN, Action, Game, NotationError, Option, Outcome, State, match_notation
 from ..grid import Cell, cell_name, draw_grid, parse_cell
 from . import scoring
@@ -513,7 +515,9 @@ class MagnetmenState(State):
                 tally[t] += 1
                 where = None if icon.square is None else setup.at(icon.square)
                 if icon.square is not None and (where is None or setup.type_at[where] != t):
-                    raise ValueError(f"{cell_name(icon.square)} is not a {icon.kind} square")
+                    raise ValueError(
+                        f"{cell_name(icon.square)} is not {with_article(icon.kind)} square"
+                    )
                 if t in setup.marked and where is not None:
                     marks.append((t, where))
             counts.append(tuple(tally))
@@ -1068,8 +1072,8 @@ class MagnetmenState(State):
                 kind = setup.kinds[t]
                 return (
                     f"{cell_name(setup.cell(i))} is repelled: {SEATS[seat]} holds {count} {kind}"
-                    f" and {cell_name(setup.cell(j))}, {where} it, is a {kind} (one icon repels"
-                    " beside, two also above and below, three also diagonally)"
+                    f" and {cell_name(setup.cell(j))}, {where} it, is {with_article(kind)}"
+                    " (one icon repels beside, two also above and below, three also diagonally)"
                 )
         return f"{cell_name(setup.cell(i))} is repelled"
 
@@ -1113,7 +1117,8 @@ class MagnetmenState(State):
 
     def _why_not_lose(self, action: DestroyIcon) -> str:
         if action.seat >= self.players:
-            return f"there is no seat {SEATS[action.seat]} in a {self.players}-player game"
+            game = with_article(f"{self.players}-player")
+            return f"there is no seat {SEATS[action.seat]} in {game} game"
         if action.kind == "Judge":
             return "a Judge cannot be destroyed"
         who = SEATS[action.seat]
@@ -1171,7 +1176,9 @@ def _mask_of(setup: Setup, cells: Iterable[Cell]) -> int:
     for cell in cells:
         i = setup.at(cell)
         if i is None:
-            raise ValueError(f"{cell_name(cell)} is not on a {setup.width}x{setup.height} board")
+            raise ValueError(
+                f"{cell_name(cell)} is not on {with_article(f'{setup.width}x{setup.height}')} board"
+            )
         mask |= 1 << i
     return mask
 

@@ -9,6 +9,7 @@ with it.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -432,6 +433,29 @@ def test_a_repelled_square_is_refused_with_its_reason():
     assert "b3 is repelled" in why
     assert "A holds 2 Guitarist" in why
     assert "b2, above or below it, is a Guitarist" in why
+
+
+@pytest.mark.parametrize("kind", [kind.name for kind in KINDS])
+def test_a_refusal_names_a_type_with_the_article_it_is_said_with(kind):
+    """The repel refusal for every type: "an Elderly Man", "an Explorer", "a Judge"."""
+    code = next(code for code, name in CODES.items() if name == kind)
+    other = "Ve" if kind == "Guitarist" else "Gu"
+    printed = board(
+        f"{other} {other} {other}", f"{code} {other} {other}", f"{other} {other} {other}"
+    )
+    held = [kind] * (3 if kind == "Doctor" else 1)  # a Doctor repels from three held
+    why = refusal(position(printed, [held, []]), "b2")
+    assert f"a2, beside it, is {'an' if kind[0] in 'AEIOU' else 'a'} {kind} (" in why
+    assert not re.search(r"\ba [AEIOUaeiou]", why)
+
+
+def test_a_square_off_the_board_names_its_size_with_the_article_it_is_said_with():
+    eight = generate(0, "regular", Set.BASE)
+    with pytest.raises(ValueError, match="i1 is not on an 8x8 board"):
+        position(eight, [[], []], collected=("i1",))
+    ten = generate(0, "big", Set.BASE)
+    with pytest.raises(ValueError, match="a10 is not on a 10x9 board"):
+        position(ten, [[], []], collected=("a10",))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,35 @@
+"""The indefinite article before a word or a number in what the board says: "an Elderly Man",
+"a Judge", "an 8x8 board", "a 10x9 board".
+
+The article follows the sound, not the letter; spelling settles it for the words the board
+names, with the few exceptions English keeps ("a unit", "an hour") and numbers read aloud
+("an 8", "an 11", "an 18", "a 1").
+"""
+
+from __future__ import annotations
+
+import re
+
+_SOUNDS_CONSONANT = ("one", "once", "uni", "use", "usu", "uti", "eu", "ewe")
+_SOUNDS_VOWEL = ("hour", "honest", "honour", "heir")
+_NUMBER = re.compile(r"\d+")
+
+
+def article(word: str) -> str:
+    """The article said before `word`: "a" or "an"."""
+    number = _NUMBER.match(word)
+    if number:
+        digits = number[0]
+        eleven = len(digits) % 3 == 2 and digits[:2] in ("11", "18")
+        return "an" if digits[0] == "8" or eleven else "a"
+    lower = word.lower()
+    if lower.startswith(_SOUNDS_CONSONANT):
+        return "a"
+    if lower.startswith(_SOUNDS_VOWEL) or lower[:1] in ("a", "e", "i", "o", "u"):
+        return "an"
+    return "a"
+
+
+def with_article(word: str) -> str:
+    """`word` after its indefinite article: "an Explorer"."""
+    return f"{article(word)} {word}"
