@@ -293,6 +293,13 @@ class State(ABC):
     def outcome(self) -> Outcome | None:
         """None while the game goes on."""
 
+    def round_outcome(self) -> Outcome | None:
+        """How the round the last turn ended went, where the match goes on after it (a Lance
+        Assembly bout, its board still to clear): its winners, why, and the winning line, for
+        the lights to show before the next round. None in the middle of a round, at the
+        match's end (`outcome`), and in a game of one round."""
+        return None
+
     @abstractmethod
     def key(self) -> Hashable:
         """The position, canonical: equal for equal positions, whatever the order of play.

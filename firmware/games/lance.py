@@ -536,6 +536,13 @@ class LanceState(State):
     def outcome(self) -> Outcome | None:
         return self._outcome if self.over else None  # most states: no cached property to reach
 
+    def round_outcome(self) -> Outcome | None:
+        if not self.over or self.outcome() is not None:
+            return None
+        last = self.bouts[-1]
+        winners = () if last.winner is None else (last.winner,)
+        return Outcome(winners, last.reason, last.cells, self.score)
+
     @property
     def obligations(self) -> tuple[Obligation, ...]:
         if not self.over or self.outcome() is not None:

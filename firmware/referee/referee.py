@@ -59,6 +59,9 @@ CHANGE_IN_PLACE = 1.0
 """Seconds a piece the mover may change in place (a token turned over) may stay off its square,
 once the board is still, before its absence is read as the last move taken back: a hand turns a
 token over well within it."""
+ROUND_WON_SECONDS = 4.0
+"""How long a round's winning line runs (a Lance Assembly bout) before the board asks to be
+cleared for the next: a few passes of the running light, long enough for both to see it."""
 ONE_GAME = "a remote match is one game: for another, start another match"
 OBLIGATION_FIRST = "finish the obligation first"
 """Every refusal while an obligation waits begins so: the obligation is what the board asks for
@@ -498,14 +501,24 @@ class Referee:
     @property
     def wake_at(self) -> float | None:
         """When the board, if it stays as it is, must be judged again though nothing changes:
-        the end of a wait for a piece to come back changed in place (`_held_off`)."""
+        the end of a wait for a piece to come back changed in place (`_held_off`), or of the
+        time a round's winning line is shown (`ROUND_WON_SECONDS`)."""
         held = self._held
-        return held.until if held is not None and held.seen == self._seen else None
+        until = held.until if held is not None and held.seen == self._seen else None
+        if self.status.round_won:
+            shown = self.status.since + ROUND_WON_SECONDS
+            until = shown if until is None else min(until, shown)
+        return until
 
     def wake(self, now: float) -> None:
         """The loop's call at `wake_at`, or later: the board still shows the held frame, judged
         again with the wait over. A hold the judging no longer reaches (the game stopped
-        meanwhile) is dropped, so the loop is never woken for it again."""
+        meanwhile) is dropped, so the loop is never woken for it again. A round's winning line
+        shown long enough gives way to the obligation that follows it."""
+        status = self.status
+        if status.round_won and now >= status.since + ROUND_WON_SECONDS:
+            self._obliged_since = now
+            self.status = replace(status, since=now, round_won=False, win=(), winners=())
         held = self._held
         if held is not None and held.seen == self._seen and now >= held.until:
             self.judge(held.raw, now, stable=True)
@@ -864,6 +877,10 @@ class Referee:
             )
         )
         self.status = self._status(Phase.OBLIGATION, now, obligation=places)
+        won = position.round_outcome()
+        if won is not None and won.winners and won.cells:
+            line = tuple(sorted(self.profile.to_board(c) for c in won.cells))
+            self.status = replace(self.status, win=line, winners=won.winners, round_won=True)
         if frame is None:
             return
         if frame == self.profile.render(position.apply(CARRY_OUT)):

@@ -46,11 +46,15 @@ class Status:
     draw: bool = False
     alarm: frozenset[Place] = frozenset()
     """Places that flash red when this status begins (a stopped match: the game's area)."""
+    round_won: bool = False
+    """A round of the match just won (a Lance Assembly bout): its winning line shows in the
+    winner's colour, and the obligation that follows (clear the board) waits until it ends."""
 
     def view(self, players: int, fault: bool) -> View:
         """The lights' view: what is true now, for the lights to draw in their own language."""
         difference = self.difference
         seat = self.to_move or 0
+        won = bool(self.winners) and (self.phase == Phase.OVER or self.round_won)
         return View(
             players=players,
             to_move=self.to_move,
@@ -64,9 +68,9 @@ class Status:
                 (place, owner if owner is not None else seat)
                 for place, owner in difference.put_back
             ),
-            obligation=self.obligation,
-            win=self.win if self.winners and self.phase == Phase.OVER else (),
-            winner=self.winners[0] if self.winners and self.phase == Phase.OVER else None,
+            obligation=frozenset() if self.round_won else self.obligation,
+            win=self.win if won else (),
+            winner=self.winners[0] if won else None,
             draw=self.draw and self.phase == Phase.OVER,
             since=self.since,
             fault=fault or self.phase == Phase.STOPPED,
