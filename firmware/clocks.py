@@ -3,7 +3,8 @@
 The rules say what a fallen flag means (the game's `on_time_up` action); this says when it falls.
 The clock follows the position it is shown: whoever is to move runs, nobody runs while the board
 waits for something to be put right by hand or once the game is over, and the reserves are
-refilled when a new bout begins. Every change a player would want to see (whose time runs, the
+refilled when a new bout begins. While the LED menu is open the clock is paused, and goes on with
+the time that was left. Every change a player would want to see (whose time runs, the
 switch to the reserve, the last ten seconds, the flag) is a `ClockChanged` event, so the lights,
 the serial link, the page and the journal hear of it alike.
 
@@ -80,6 +81,8 @@ class GameClock:
         self._bout: int | None = None
         self._turn_key: object = None
         self._stage: Stage | None = None
+        self._paused: Reading | None = None
+        """The running seat's time as it stood when the clock was paused, until it goes on."""
 
     def _limits(self) -> tuple[float, float, float]:
         """When the running seat's turn time ends, its last seconds begin and its flag falls:
@@ -118,10 +121,34 @@ class GameClock:
         self._base = replace(self._base, reserves=tuple(reserves))
         self._bout = bout
 
+    def pause(self, now: float) -> ClockChanged | None:
+        """Holds the running seat's time where it stands at `now` (the LED menu open: nobody
+        can play meanwhile); `go_on` runs it again from there, the turn's time and the reserve
+        alike. Until then `follow` changes nothing. None if nothing ran."""
+        if self._base.running is None:
+            return None
+        self._paused = self.now(now)
+        self._base = replace(self._paused, running=None)
+        self._stage = None
+        return self._event(now)
+
+    def go_on(self, now: float) -> ClockChanged | None:
+        """Runs the paused seat's time again from `now`, with what was left of it. None if the
+        clock was not paused."""
+        paused, self._paused = self._paused, None
+        if paused is None:
+            return None
+        self._base, self._since = paused, now
+        self._stage = self.stage(now)
+        return self._event(now)
+
     def stop(self, now: float) -> ClockChanged | None:
         """Stops the running seat's time at `now` (the board closed or out of order): the next
         `follow` starts the turn in progress again with its full turn time and the reserves
         as they stood, as after a power cut. None if nothing ran."""
+        if self._paused is not None:  # paused meanwhile: stopped where it stood
+            self._base, self._since = self._paused, now
+            self._paused = None
         if self._base.running is None:
             return None
         self._base = replace(self.now(now), running=None, turn_left=0.0)
@@ -131,6 +158,8 @@ class GameClock:
     def follow(self, position: Timed, now: float) -> list[ClockChanged]:
         """Brings the clock in step with `position`: the events of what changed, including a
         stage reached since the last call."""
+        if self._paused is not None:
+            return []
         running = position.to_move
         if position.outcome() is not None or position.obligations:
             running = None

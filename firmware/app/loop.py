@@ -414,10 +414,15 @@ class BoardLoop:
 
     def _follow_clock(self, now: float, raw: int) -> None:
         """Keeps the game clock in step with the position; a fallen flag is the rules' to
-        judge (after the board as it stands, as for a press)."""
+        judge (after the board as it stands, as for a press). While the LED menu is open
+        nobody can play, so the clock is paused, and goes on from where it stood once the menu
+        closes."""
         clock = self.game_clock
         if clock is None:
             return
+        held = clock.pause(now) if self.menu.open else clock.go_on(now)
+        if held is not None:
+            self.emit(held)
         events = clock.follow(self.referee.position, now)
         fallen = clock.fallen(now)
         for event in events:

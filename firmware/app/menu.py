@@ -10,7 +10,8 @@ plays; on the row below, how well it plays (where the board has the rows to spar
 `seat-1` moves the highlight on, any other seat button moves it back; a short press of `menu`
 takes what it points at; a long press of `menu` (LONG_PRESS or more) or the `new` button leaves
 without changing anything. While it is open the game stands still: the buttons are the menu's,
-the pieces are still judged, and the lights are the menu's until it closes."""
+the pieces are still judged, the game clock is paused, and the lights are the menu's until it
+closes."""
 
 from __future__ import annotations
 

@@ -169,3 +169,63 @@ def test_a_stopped_clock_starts_the_turn_again_with_the_reserves_as_they_stood()
     assert stages(clock.follow(Position(), 5000.0)) == [(0, "turn")]
     reading = clock.now(5010.0)
     assert reading.turn_left == 50.0 and reading.reserves == (260.0, 300.0)
+
+
+def test_a_paused_clock_goes_on_with_the_time_that_was_left():
+    clock = GameClock(CLOCK_RULES["lance"], 2)
+    clock.follow(Position(), 0.0)
+    paused = clock.pause(50.0)  # 10 s of A's turn time left
+    assert paused is not None and (paused.seat, paused.stage) == (None, "stopped")
+    assert paused.turn_left == 10.0 and paused.reserves == (300.0, 300.0)
+    assert clock.pause(51.0) is None  # already paused
+    assert clock.follow(Position(), 500.0) == [] and clock.next_change(500.0) is None
+    assert clock.fallen(10_000.0) is None
+    resumed = clock.go_on(1000.0)
+    assert resumed is not None and (resumed.seat, resumed.stage) == (0, "turn")
+    assert resumed.turn_left == 10.0
+    assert clock.next_change(1000.0) == 1010.0
+    assert stages(clock.follow(Position(), 1010.0)) == [(0, "reserve")]
+    assert clock.go_on(1011.0) is None  # not paused
+
+
+def test_a_clock_paused_on_the_reserve_keeps_the_reserve_and_its_stage():
+    clock = GameClock(CLOCK_RULES["lance"], 2)
+    clock.follow(Position(), 0.0)
+    clock.pause(355.0)  # A's last five seconds
+    resumed = clock.go_on(2000.0)
+    assert (resumed.seat, resumed.stage) == (0, "last-seconds")
+    assert resumed.turn_left == 0.0 and resumed.reserves == (5.0, 300.0)
+    assert clock.fallen(2004.9) is None and clock.fallen(2005.0) == 0
+
+
+def test_the_clock_stands_still_while_the_led_menu_is_open():
+    session = SimSession("r1", "lance-assembly", {"clock": "lance"})
+    session.lay_out()
+    session.start()
+
+    def press(button: str) -> None:
+        session.board.press(button)
+        session.run_for(0.1)
+        session.board.release(button)
+        session.run_for(0.1)
+
+    def changes() -> list[ClockChanged]:
+        return [e for e in session.events if isinstance(e, ClockChanged)]
+
+    session.run_for(20.0)  # 40 s of A's turn time left
+    press("menu")
+    opened = changes()[-1]
+    assert (opened.seat, opened.stage) == (None, "stopped")
+    assert opened.turn_left == pytest.approx(40.0, abs=0.2)
+    session.run_for(120.0)  # longer than A had: no flag, no reserve spent
+    assert changes()[-1] == opened
+    press("new")  # leaves the menu
+    resumed = changes()[-1]
+    assert (resumed.seat, resumed.stage) == (0, "turn")
+    assert resumed.turn_left == pytest.approx(opened.turn_left, abs=0.01)
+    assert resumed.reserves == (300.0, 300.0)
+    session.run_until(resumed.t + resumed.turn_left + 0.5)
+    reserve = changes()[-1]
+    assert (reserve.seat, reserve.stage) == (0, "reserve")
+    assert reserve.t == pytest.approx(resumed.t + resumed.turn_left, abs=0.01)
+    assert not [e for e in session.events if isinstance(e, Moved)]
