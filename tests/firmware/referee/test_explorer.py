@@ -72,7 +72,9 @@ def test_a_turned_token_on_a_lit_square_ends_the_turn():
     ref, profile, events, collected = explorer_collected()
     destroyed = collected.apply(Destroy((5, 5)))
     ref.judge(profile.render(destroyed), 2.0, stable=True)
-    assert events[-1] == Moved(2.0, 0, (EXPLORER, "xf6"), 1)
+    moved = events[-1]
+    assert isinstance(moved, Moved) and moved.t == 2.0
+    assert (moved.player, moved.actions, moved.to_move) == (0, (EXPLORER, "xf6"), 1)
     assert not ref.view(fault=False).obligation
 
 
