@@ -2,8 +2,8 @@
 "a Judge", "an 8x8 board", "a 10x9 board".
 
 The article follows the sound, not the letter; spelling settles it for the words the board
-names, with the few exceptions English keeps ("a unit", "an hour") and numbers read aloud
-("an 8", "an 11", "an 18", "a 1").
+names, with the few exceptions English keeps ("a unit", "an hour"), numbers read aloud
+("an 8", "an 11", "an 18", "a 1") and letters said by their names ("an X", "a B").
 """
 
 from __future__ import annotations
@@ -13,10 +13,14 @@ import re
 _SOUNDS_CONSONANT = ("one", "once", "uni", "use", "usu", "uti", "eu", "ewe")
 _SOUNDS_VOWEL = ("hour", "honest", "honour", "heir")
 _NUMBER = re.compile(r"\d+")
+_VOWEL_LETTERS = frozenset("AEFHILMNORSX")
+"""Letters whose names begin with a vowel sound ("an S", "an O")."""
 
 
 def article(word: str) -> str:
     """The article said before `word`: "a" or "an"."""
+    if len(word) == 1 and word.isalpha():  # a letter, said by its name: "an X", "a B"
+        return "an" if word.upper() in _VOWEL_LETTERS else "a"
     number = _NUMBER.match(word)
     if number:
         digits = number[0]

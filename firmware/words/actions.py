@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from magboard.firmware.article import with_article
 from magboard.firmware.games import (
     Action,
     State,
@@ -28,16 +29,7 @@ from magboard.firmware.games.tiles import QuarterTurn, Shift
 
 WAYS = {">": "right", "<": "left", "^": "up", "v": "down"}
 BACK = {">": "<", "<": ">", "^": "v", "v": "^"}
-LETTER_VOWELS = frozenset("AEFHILMNORSX")
-"""Letters whose names begin with a vowel sound ("an X", "an O", "an S")."""
 NUMBERS = ("no", "one", "two", "three", "four", "five", "six")
-
-
-def article(word: str) -> str:
-    """`word` with "a" or "an" before it, as it is said ("an Elderly Man", "a Baker", "an X")."""
-    if len(word) == 1:
-        return f"{'an' if word.upper() in LETTER_VOWELS else 'a'} {word}"
-    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
 
 
 def count(n: int, thing: str) -> str:
@@ -79,12 +71,12 @@ def said(action: Action, state: State | None = None) -> Phrase:
             return Phrase("wait", "ran out of time")
         case meeplemaneuver.Place():
             kind = meeplemaneuver.TYPES[action.kind]
-            return _put(f"{article(kind)} on {cell_name(action.cell)}")
+            return _put(f"{with_article(kind)} on {cell_name(action.cell)}")
         case meeptactoe.Move():
             where = f"the meeple on {cell_name(action.source)} to {cell_name(action.target)}"
             return Phrase(f"move {where}", f"moved {where}")
         case sized.Place():
-            return _put(f"{article(sized.NAMES[action.size])} on {cell_name(action.cell)}")
+            return _put(f"{with_article(sized.NAMES[action.size])} on {cell_name(action.cell)}")
         case tictactoe.Place():
             square = cell_name(action.cell)
             return Phrase(f"play {square}", f"played {square}")
@@ -99,7 +91,7 @@ def said(action: Action, state: State | None = None) -> Phrase:
         case DestroyIcon() | GainIcon():
             seats = state.game.seats if state is not None else SEATS
             verb = "loses" if isinstance(action, DestroyIcon) else "gains"
-            text = f"{seats[action.seat]} {verb} {article(action.kind)}"
+            text = f"{seats[action.seat]} {verb} {with_article(action.kind)}"
             return Phrase(text, text)
         case Pass():
             return Phrase("pass", "passed")

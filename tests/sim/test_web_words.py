@@ -37,6 +37,8 @@ SKIPPING = ["b3", "f5", "a8", "h1", "f4", "xa2", "a6", "e7", "e6", "xc5", "d6", 
 SKIPPING += ["c2", "xb6", "a1", "a7", "f7", "xh7", "c1", "b5", "a5", "h8"]
 """Magnetmen, three players, seed 1: after A's h8 neither B nor C has a square to collect."""
 SQUARE = re.compile(r"(board square )?\b([a-p](?:1[0-6]|[1-9]))\b")
+TAKEN = "#log [data-type='partial'], #log [data-type='move'], #log [data-type='fulfilled']"
+"""Log lines that say the board took an action."""
 DEMO_ACTIONS = 24
 """Actions of each demo game the words are read through (or to its end)."""
 
@@ -145,9 +147,13 @@ def test_every_square_the_page_names_on_r1_is_one_of_the_games_own(browser, game
             physical = [a for a in state.legal_actions() if session.profile.plan(state, a)]
             if not physical:
                 break
+            taken = page.locator(TAKEN).count()
             hands(server, f"play {rng.choice(physical)}")
+            # The board takes the action before the next is chosen from its position.
+            page.wait_for_function(
+                "([taken, n]) => document.querySelectorAll(taken).length > n", arg=[TAKEN, taken]
+            )
             banners.append(page.locator("#banner-text").inner_text())
-        page.wait_for_timeout(0)
         log = page.locator("#log li").all_inner_texts()
         details = page.locator("#log .detail").all_inner_texts()
         # The log's detail is notation, and may name squares: the words before it may not.
