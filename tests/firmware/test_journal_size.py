@@ -20,6 +20,9 @@ from magboard.firmware.events import ClockChanged, GameOver, GameStarted, Moved,
 from magboard.firmware.games import get_game
 from magboard.firmware.journal import PAGE_SIZE, SNAPSHOT_EVERY, Journal, Limits
 
+# What the journal keeps does not depend on the line detector under the referee.
+pytestmark = pytest.mark.backend_free
+
 DAY = 86400.0
 TTT = GameStarted(0.0, "tic-tac-toe", {}, "mini", ("X", "O"))
 

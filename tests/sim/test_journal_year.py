@@ -4,11 +4,16 @@ or without a record worn bad, comes back without a move it had accepted."""
 
 from __future__ import annotations
 
+import pytest
+
 from magboard.firmware.journal import Limits
 from magboard.firmware.stats import read_usage
 from magboard.sim.journal_year import live_year
 
 CAP = 192 * 1024
+
+# What the journal keeps does not depend on the line detector under the referee.
+pytestmark = pytest.mark.backend_free
 
 
 def test_a_year_holds_its_cap_and_loses_no_accepted_move(tmp_path):

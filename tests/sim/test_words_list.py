@@ -29,45 +29,25 @@ SQUARE = re.compile(r"(board square )?\b([a-p](?:1[0-6]|[1-9]))\b")
 pytestmark = pytest.mark.backend_free
 
 
-@pytest.fixture(scope="module")
-def said() -> list[words_list.Said]:
-    return words_list.collect()
-
-
 def read(said: list[words_list.Said]):
     for one in said:
         for text in (one.line, one.banner or ""):
             yield one, text
 
 
-def test_the_list_in_the_docs_is_the_list_the_board_makes(said):
-    assert DOC.read_text() == words_list.render(said), (
-        "docs/words.md is out of date: python -m magboard.sim.words_list docs/words.md"
-    )
+def notation(said):
+    return [f"{one.game}: {text}" for one, text in read(said) if NOTATION.search(text)]
 
 
-def test_every_kind_of_event_a_person_reads_is_in_the_list(said):
-    kinds = {one.type for one in said}
-    assert kinds >= {
-        "game-started", "move", "partial", "in-hand", "illegal", "restored", "takeback",
-        "obligation", "fulfilled", "choice", "clear", "game-over", "clock", "fault",
-    }  # fmt: skip
+def figures_said_twice(said):
+    return [text for _, text in read(said) if REPEATED.search(text)]
 
 
-def test_nobody_is_shown_notation(said):
-    shown = [f"{one.game}: {text}" for one, text in read(said) if NOTATION.search(text)]
-    assert not shown
+def wrong_articles(said):
+    return [text for _, text in read(said) if WRONG_ARTICLE.search(text)]
 
 
-def test_no_figure_is_said_twice(said):
-    assert not [text for _, text in read(said) if REPEATED.search(text)]
-
-
-def test_every_article_fits_its_word(said):
-    assert not [text for _, text in read(said) if WRONG_ARTICLE.search(text)]
-
-
-def test_every_square_named_is_one_of_the_games_own(said):
+def squares_not_the_games(said):
     """Lattice squares are for hardware views (a fault names the board places an expander
     leaves blind, as such): a square outside the game is said to be one."""
     wrong = []
@@ -79,4 +59,33 @@ def test_every_square_named_is_one_of_the_games_own(said):
             col, row = parse_cell(name)
             if not outside and not (col < width and row < height):
                 wrong.append(f"{one.game} ({width}x{height}): {name} in {text!r}")
-    assert not wrong
+    return wrong
+
+
+def test_the_list_in_the_docs_is_the_list_the_board_makes_and_reads_as_players_read():
+    """One test, as the list takes the scenario files and demo games to make."""
+    said = words_list.collect()
+    assert DOC.read_text() == words_list.render(said), (
+        "docs/words.md is out of date: python -m magboard.sim.words_list docs/words.md"
+    )
+    assert {one.type for one in said} >= {
+        "game-started", "move", "partial", "in-hand", "illegal", "restored", "takeback",
+        "obligation", "fulfilled", "choice", "clear", "game-over", "clock", "fault",
+    }  # fmt: skip
+    assert not notation(said), "nobody is shown notation"
+    assert not figures_said_twice(said), "no figure is said twice"
+    assert not wrong_articles(said), "every article fits its word"
+    assert not squares_not_the_games(said), "every square named is one of the game's own"
+
+
+@pytest.mark.parametrize(
+    ("check", "line"),
+    [
+        (notation, "A played Tc3cw"),
+        (figures_said_twice, "A wins with 8 (A 8, B 5) (A 8, B 5)"),
+        (wrong_articles, "c1 is a Elderly Man"),
+    ],
+)
+def test_each_check_catches_what_it_is_for(check, line):
+    caught = words_list.Said("magnetmen", "move", line, None, (8, 8))
+    assert check([caught])
