@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NATIVE := firmware/native/.built
 
-.PHONY: setup browser poppler systemd mosquitto openspiel run test test-ha bench strength perft-deep \
+.PHONY: setup browser poppler systemd mosquitto openspiel run test test-fast test-ha bench strength perft-deep \
 	lint clean hil-packages hil-machine hil hil-arm64
 
 setup: $(STAMP) $(NATIVE)
@@ -82,6 +82,11 @@ openspiel: setup
 test: setup browser poppler systemd mosquitto openspiel
 	$(BIN)/python -m pytest -n auto
 	MAGBOARD_NATIVE=python $(BIN)/python -m pytest -n auto -m 'not deep and not backend_free'
+
+# The quick loop while changing code: one pass with the C kernels, without the tests marked
+# `slow` (soaks, the browser, installs, the year of journalling); `make test` runs everything.
+test-fast: setup
+	$(BIN)/python -m pytest -n auto -q -m 'not deep and not slow'
 
 # Home Assistant's own MQTT discovery schemas and template engine read every configuration a
 # board publishes, and Home Assistant itself, its MQTT integration on a real Mosquitto, shows and

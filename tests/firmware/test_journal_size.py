@@ -21,7 +21,7 @@ from magboard.firmware.games import get_game
 from magboard.firmware.journal import PAGE_SIZE, SNAPSHOT_EVERY, Journal, Limits
 
 # What the journal keeps does not depend on the line detector under the referee.
-pytestmark = pytest.mark.backend_free
+pytestmark = [pytest.mark.backend_free, pytest.mark.slow]
 
 DAY = 86400.0
 TTT = GameStarted(0.0, "tic-tac-toe", {}, "mini", ("X", "O"))

@@ -25,7 +25,7 @@ from magboard.firmware.games import get_game
 from magboard.firmware.journal import Journal
 from magboard.sim.session import SimSession
 
-pytestmark = pytest.mark.backend_free
+pytestmark = [pytest.mark.backend_free, pytest.mark.slow]
 
 KILLS = 200
 GAMES = (("tic-tac-toe", "mini"), ("tic-tac-cap", "mini"))

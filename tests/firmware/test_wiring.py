@@ -123,6 +123,7 @@ def test_the_simulated_session_is_wired_there(wired):
     assert session.events[0].TYPE == "game-started"
 
 
+@pytest.mark.slow
 def test_the_pipeline_bench_is_wired_there(wired):
     pipeline_bench.measure(min_time=0.0001, frames=2)
     wired_games = [(t.referee.game.name, t.board.spec.name, t.referee.options) for t in wired]

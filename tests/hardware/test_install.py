@@ -32,7 +32,7 @@ from target_root import INSTALL_SH, OFFLINE, REPO, SUDO_PATH, needs_install, nee
 from magboard.hardware import install
 from magboard.host.cli import main as magboard
 
-pytestmark = pytest.mark.backend_free
+pytestmark = [pytest.mark.backend_free, pytest.mark.slow]
 
 WANTS_LINK = "/etc/systemd/system/multi-user.target.wants/magboard.service"
 UPDATE_WANTS_LINK = "/etc/systemd/system/paths.target.wants/magboard-update.path"

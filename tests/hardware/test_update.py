@@ -37,7 +37,7 @@ from target_root import INSTALL_SH, OFFLINE, REPO, SUDO_PATH, needs_install, see
 from magboard.hardware import install, service_health, update
 from magboard.hardware.service_health import ServiceHealth, ServiceState
 
-pytestmark = pytest.mark.backend_free
+pytestmark = [pytest.mark.backend_free, pytest.mark.slow]
 
 START_WITHIN = 60.0
 """Seconds a child has to say READY=1 or exit, on a busy machine."""

@@ -13,7 +13,7 @@ from magboard.sim.journal_year import live_year
 CAP = 192 * 1024
 
 # What the journal keeps does not depend on the line detector under the referee.
-pytestmark = pytest.mark.backend_free
+pytestmark = [pytest.mark.backend_free, pytest.mark.slow]
 
 
 def test_a_year_holds_its_cap_and_loses_no_accepted_move(tmp_path):

@@ -14,7 +14,7 @@ from magboard.sim.pipeline_bench import CASES, STRESS_TURN, bench_variants, form
 
 # The figures' shape is the bench's, whichever line detector runs under it: the second pass
 # of `make test` leaves these out (the games they play are judged there by other tests).
-pytestmark = pytest.mark.backend_free
+pytestmark = [pytest.mark.backend_free, pytest.mark.slow]
 
 
 def test_every_profile_gets_sane_numbers_for_every_case():

@@ -14,6 +14,8 @@ from magboard.sim import soak as soak_module
 from magboard.sim import soak_ai, soak_people
 from magboard.sim.soak import Tally, format_report, soak
 
+pytestmark = pytest.mark.slow
+
 
 def consistent(tally: Tally) -> None:
     assert tally.games == tally.finished

@@ -38,7 +38,7 @@ RED, OFF = PALETTE.error, (0, 0, 0)
 sync_api = pytest.importorskip("playwright.sync_api")
 
 # What the page draws and sends does not depend on the line detector under the referee.
-pytestmark = pytest.mark.backend_free
+pytestmark = [pytest.mark.backend_free, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ DESTROYED = "h8"
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
-pytestmark = pytest.mark.backend_free
+pytestmark = [pytest.mark.backend_free, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ from magboard.firmware.games.magnetmen.rules import Collect
 from magboard.hardware.spec import place_label
 from magboard.sim.web.server import BoardHost, ServerThread
 
-pytestmark = pytest.mark.backend_free
+pytestmark = [pytest.mark.backend_free, pytest.mark.slow]
 
 LAPTOP = (1366, 768)
 

@@ -31,7 +31,7 @@ from magboard.hardware.spec import load_board, place_label
 from magboard.sim.web.server import BoardHost, ServerThread
 from magboard.sim.web.snapshot import hosted_games
 
-pytestmark = pytest.mark.backend_free
+pytestmark = [pytest.mark.backend_free, pytest.mark.slow]
 
 SKIPPING = ["b3", "f5", "a8", "h1", "f4", "xa2", "a6", "e7", "e6", "xc5", "d6", "h5", "a4"]
 SKIPPING += ["c2", "xb6", "a1", "a7", "f7", "xh7", "c1", "b5", "a5", "h8"]

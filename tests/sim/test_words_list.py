@@ -26,7 +26,7 @@ WRONG_ARTICLE = re.compile(r"\ba [AEIOUaeiou]\w|\ban [BCDGJKPQTVWYZbcdgjkpqtvwyz
 SQUARE = re.compile(r"(board square )?\b([a-p](?:1[0-6]|[1-9]))\b")
 
 # Made from the scenario files and demo games, whichever line detector is underneath.
-pytestmark = pytest.mark.backend_free
+pytestmark = [pytest.mark.backend_free, pytest.mark.slow]
 
 
 def read(said: list[words_list.Said]):

@@ -961,6 +961,7 @@ def test_a_position_repeated_after_a_placement_is_counted_afresh():
 # Random play against the model.
 
 
+@pytest.mark.slow
 @given(
     starter=st.sampled_from(SEATS),
     max_turns=st.sampled_from([10, 300]),
@@ -1007,6 +1008,7 @@ def test_random_play_matches_the_model_action_by_action(starter, max_turns, seed
             assert cells_named(result.cells) == set(map(name, lance_cells(bout.turn.board, winner)))
 
 
+@pytest.mark.slow
 @given(seed=st.integers(0, 2**32), turns=st.integers(0, 40))
 @settings(max_examples=60, deadline=None)
 def test_a_placement_or_slide_checked_alone_is_legal_exactly_when_listed(seed, turns):

@@ -847,6 +847,7 @@ def _model_of(options: dict) -> Model:
     return Model(state.printed, state.players, state.setup.advanced_rules)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("options", "counts"), MAGNETMEN_PERFT, ids=lambda v: str(v))
 def test_model_reproduces_the_known_perft_counts(options, counts):
     """Every count the engine gives in test_generic_games.py, counted again by the model (the

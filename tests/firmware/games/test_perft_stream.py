@@ -20,6 +20,7 @@ def test_perft_stream_yields_each_depth_before_counting_the_next(monkeypatch):
     assert next(stream) == 72
 
 
+@pytest.mark.slow
 def test_perft_memo_is_bounded_and_counts_stay_right(monkeypatch):
     monkeypatch.setattr(perft_module, "MEMO_LIMIT", 50)
     memo: dict = {}

@@ -50,6 +50,7 @@ def test_model_reproduces_the_quoted_meep_tac_toe_counts(maneuver):
     assert model_meep(maneuver)[:2] == QUOTED_MEEP[maneuver]
 
 
+@pytest.mark.slow
 def test_model_reproduces_the_quoted_meeple_maneuver_counts():
     assert model_meeple()[:2] == QUOTED_MEEPLE
 
