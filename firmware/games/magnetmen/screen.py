@@ -10,7 +10,6 @@ from ..core import Action, State
 from ..grid import Cell
 from ..screen import Picture, Standings
 from .generator import Printed
-from .traced import traced
 
 
 def standings(
@@ -43,6 +42,10 @@ def holders(initial: State, collects: frozenset[Action], played: Sequence[str]) 
 
 def pictures(printed: Printed) -> tuple[Picture, ...]:
     """Each type the board prints, with its squares, drawn as `magboard overlay` draws it."""
+    # Drawn by reportlab, loaded only here: the board's own program never draws a picture, and
+    # starts without it.
+    from .traced import traced
+
     cells: dict[str, list[Cell]] = {}
     for i, name in enumerate(printed.squares):
         cells.setdefault(name, []).append((i % printed.width, i // printed.width))
