@@ -148,8 +148,7 @@ function receive(event) {
       break;
     case "obligation":
     case "fulfilled":
-      // "bout 1: A made a lance of five (A 1, B 0); clear the board...": the result, not
-      // what to do about it.
+      // What happened, before "; " and what the hands are to do about it.
       state.match = event.detail.split("; ")[0];
       drawPlay();
       addLog(event);

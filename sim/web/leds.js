@@ -68,7 +68,7 @@ export function drawMenu() {
 
 function menuWords(label) {
   // A menu square's meaning in two short lines: "brightness 0.25" -> "brightness", "0.25";
-  // "tic-tac-toe" -> "tic-tac-", "toe". The square's title has it whole.
+  // "two-in-a-row" -> "two-in-a-", "row". The square's title has it whole.
   const short = (text) => (text.length > 11 ? `${text.slice(0, 10)}\u2026` : text);
   const words = label.replace(/_/g, " ").split(" ");
   if (words.length === 1) {

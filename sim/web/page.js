@@ -76,7 +76,7 @@ export function gameOrigin() {
 }
 
 export function gameSquare(label) {
-  // A board cell by the game's own name for it (tic-tac-toe's b2 lies on r1's f6).
+  // A board cell by the game's own name for it (a 3x3 game's b2 lies on r1's f6).
   const cell = parseCell(label);
   if (!cell) return label;
   const origin = gameOrigin();

@@ -49,13 +49,12 @@ export function drawPlay() {
   }
   const match = [];
   if (state.match) match.push(state.match);
-  const boxed = [...state.boxPieces.values()];
-  const neutral = boxed.some((piece) => piece.owner !== null) && boxed.find((piece) => piece.owner === null);
-  if (neutral) {
-    // A box of no one's pieces: Lance Assembly's neutral tile, in hand until it is put down.
+  // The one piece of its kind kept aside in a box until a hand puts it down: is it down yet?
+  const single = [...state.boxPieces.values()].find((piece) => piece.single);
+  if (single) {
     const down = [...state.cells.values()].some((cell) =>
-      stackAt(cell.label).some((piece) => piece.kind === neutral.kind));
-    match.push(`neutral tile ${neutral.label}: ${down ? "on the board" : "still in hand"}`);
+      stackAt(cell.label).some((piece) => piece.kind === single.kind));
+    match.push(`${single.single}: ${down ? "on the board" : "still in hand"}`);
   }
   $("match").textContent = match.join(" \u00b7 ");
   $("play").hidden = !state.clock && !match.length;

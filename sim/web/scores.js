@@ -52,7 +52,7 @@ export function drawScores() {
 }
 
 export function drawHolders() {
-  // Who holds each square collected (Magnetmen): the collector's colour round the square
+  // Who holds each cell taken, where the pieces do not say: the holder's colour round the cell
   // and their name in its corner, as sim-scores says.
   for (const place of state.places.values()) {
     if (place.holder) {
@@ -94,6 +94,13 @@ export function drawLegend() {
   }));
 }
 
+function pictureNamed(option) {
+  // The picture an option ends in, as an icon to lose or gain does ("A-Police"): the longest
+  // name, should one end another.
+  const names = [...state.pictures.keys()].filter((name) => option.endsWith(name) && name.length < option.length);
+  return names.sort((a, b) => b.length - a.length)[0];
+}
+
 export function drawChoice() {
   // The options of the choice the rules wait for, as buttons; the one the seat button points
   // at is marked. A click chooses it.
@@ -109,8 +116,8 @@ export function drawChoice() {
     button.dataset.option = option;
     if (i === choice.current) button.classList.add("current");
     button.title = option;
-    const match = /^[A-Z][+-](.+)$/.exec(option);
-    if (match && state.pictures.has(match[1])) button.appendChild(pictureIcon(match[1]));
+    const picture = pictureNamed(option);
+    if (picture) button.appendChild(pictureIcon(picture));
     button.append(said[i] || option);
     button.addEventListener("click", () => send({ do: "choose", args: [option] }));
     return button;

@@ -164,7 +164,8 @@ class PieceDrawing:
         }
         """Per box, as `supply:NAME`: the piece it holds (id 0: out of the world until a hand
         takes it) and how many of that kind the game has: as its layout counts them, or, where
-        it does not (Magnetmen's tokens), enough to cover every cell of the game's area."""
+        it does not (tokens that mark the cells taken), enough to cover every cell of the game's
+        area."""
 
     def piece(self, piece: Piece) -> dict[str, Any]:
         kind = self.kinds.get(piece.kind.name)
@@ -175,6 +176,7 @@ class PieceDrawing:
             "size": max(1, min(3, kind.size if kind else 1)),
             "owner": kind.owner if kind else None,
             "colour": _hex(piece.kind.colour),
+            **({"single": kind.single} if kind and kind.single else {}),
         }
 
 
