@@ -148,7 +148,7 @@ function receive(event) {
       break;
     case "obligation":
     case "fulfilled":
-      // What happened, before "; " and what the hands are to do about it.
+      // What happened: the detail up to "; ", where what the hands are to do begins.
       state.match = event.detail.split("; ")[0];
       drawPlay();
       addLog(event);
