@@ -17,6 +17,7 @@ from magboard.firmware.article import with_article
 
 if TYPE_CHECKING:
     from .grid import Cell
+    from .screen import Picture, Standings
 
 
 class GameError(Exception):
@@ -360,6 +361,23 @@ class State(ABC):
     @property
     def player_name(self) -> str:
         return self.game.seats[self.to_move]
+
+    # -- what a screen shows besides the pieces (`screen`): nothing, unless a game says -------
+
+    def standings(self) -> Standings | None:
+        """Every seat's running score and inventory, for a game that keeps score as it is
+        played: the pieces on a board do not show it."""
+        return None
+
+    def holders(self, played: tuple[str, ...]) -> dict[Cell, int]:
+        """Who holds each cell taken, by seat, this being the start and `played` the actions
+        since: for a game whose pieces do not say whose a cell is (a token that is no one's)."""
+        return {}
+
+    def pictures(self) -> tuple[Picture, ...]:
+        """The pictures printed on the board beneath the pieces, for a game played on a
+        printed overlay."""
+        return ()
 
 
 @dataclass(frozen=True)

@@ -280,7 +280,7 @@ def _in_a_line(cells: int) -> bool:
 def lance_profile(spec: BoardSpec, options: Mapping[str, Any] | None = None) -> LanceProfile:
     a = PieceKind("A", frozenset({"n"}), 0, "A")
     b = PieceKind("B", frozenset({"s"}), 1, "B")
-    neutral = PieceKind("N", frozenset({"i"}), None, "N")
+    neutral = PieceKind("N", frozenset({"i"}), None, "N", single="neutral tile N")
     supplies = tuple(Supply(kind.name, (kind,)) for kind in (a, b, neutral))
     origin = ((spec.columns - SIDE) // 2, (spec.rows - SIDE) // 2)
     return LanceProfile(get_game("lance-assembly"), spec, origin, (a, b, neutral), supplies)

@@ -24,6 +24,9 @@ class PieceKind:
     """What is printed on it, for drawings of the board (X, O, S, M, L)."""
     size: int = 1
     """Relative size, 1 to 3, for drawings (Small, Medium, Large markers)."""
+    single: str = ""
+    """What players call the one piece of this kind a game has, kept aside until a hand puts it
+    down ("neutral tile N"), for a screen to say whether it is down yet; empty for the others."""
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from reportlab.pdfgen.canvas import Canvas
 
+from magboard.firmware.games.magnetmen.icons import draw_icon
 from magboard.firmware.games.magnetmen.kinds import BY_NAME
 from magboard.hardware.spec import cell_label
 
 from . import text
-from .icons import draw_icon
 from .layout import Overlay
 from .sheet import SHARED_GREY
 from .tiling import MARGIN, MM, PAPERS

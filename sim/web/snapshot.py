@@ -9,13 +9,10 @@ from typing import Any
 
 from magboard.firmware.app.menu import Menu
 from magboard.firmware.events import SimBoardInfo, SimLeds, SimPieces, SimScores
-from magboard.firmware.games import Game, all_games
-from magboard.firmware.games.magnetmen import MagnetmenState
-from magboard.firmware.games.magnetmen.rules import Collect
+from magboard.firmware.games import Game, State, all_games
 from magboard.firmware.lights.palette import DEFAULT as PALETTE
 from magboard.firmware.profiles import PieceKind, ProfileError, profile_for
 from magboard.hardware.spec import BoardSpec, Place, Slot, cell_label, place_label
-from magboard.host.overlay.traced import traced
 
 from ..commands import BOX
 from ..session import SimSession
@@ -100,57 +97,42 @@ def board_info(session: SimSession, games: list[Game]) -> SimBoardInfo:
 
 
 def overlay(session: SimSession) -> tuple[dict[str, Any], ...]:
-    """The pictures of the game's printed overlay (Magnetmen's types), each with the cells it is
-    printed on and its drawing, traced from the one the overlay prints; none for other games."""
-    state = session.initial
-    if not isinstance(state, MagnetmenState):
-        return ()
-    width = state.setup.width
-    cells: dict[str, list[str]] = {}
-    for i, name in enumerate(state.printed.squares):
-        board = session.profile.to_board((i % width, i // width))
-        cells.setdefault(name, []).append(cell_label(board))
+    """The pictures the game's printed overlay shows, each with the board's cells it is printed
+    on and its drawing; none for a game without one."""
+    to_board = session.profile.to_board
     return tuple(
-        {"name": name, "cells": where, "drawing": list(traced(name))}
-        for name, where in cells.items()
+        {
+            "name": picture.name,
+            "cells": [cell_label(to_board(cell)) for cell in picture.cells],
+            "drawing": list(picture.drawing),
+        }
+        for picture in session.initial.pictures()
     )
 
 
 def standings(session: SimSession) -> SimScores | None:
     """How a game that keeps score stands: every seat's running score and inventory, and who
-    holds each square collected (Magnetmen); None for other games."""
-    state = session.state
-    if not isinstance(state, MagnetmenState):
+    holds each cell taken; None for a game that does not keep score."""
+    shown = session.state.standings()
+    if shown is None:
         return None
-    kinds = state.setup.kinds
-    holders = collectors(session.initial, session.referee.played)
+    held = holders(session.initial, session.referee.played)
     return SimScores(
         session.clock.now(),
-        state.scores,
-        tuple({kinds[t]: count for t, count in enumerate(held) if count} for held in state.counts),
+        shown.scores,
+        tuple(dict(inventory) for inventory in shown.inventories),
         tuple(
             {"place": cell_label(session.profile.to_board(cell)), "seat": seat}
-            for cell, seat in sorted(holders.items())
+            for cell, seat in sorted(held.items())
         ),
     )
 
 
 @lru_cache(maxsize=4)
-def collectors(initial: MagnetmenState, played: tuple[str, ...]) -> dict[tuple[int, int], int]:
-    """Who collected each square still held, by the game's cells: the game keeps how many icons
-    a seat holds, not where it took them, so its actions are played again from the start. A
-    Police square collected a second time is turned over, and no one's any more."""
-    state: Any = initial
-    held: dict[tuple[int, int], int] = {}
-    for text in played:
-        action = state.parse_action(text)
-        if isinstance(action, Collect):
-            if action.cell in held:
-                del held[action.cell]
-            else:
-                held[action.cell] = state.to_move
-        state = state.successor(action)
-    return held
+def holders(initial: State, played: tuple[str, ...]) -> dict[tuple[int, int], int]:
+    """`State.holders`, kept for the last few games: each update of the page asks again, and a
+    game may work it out by playing every action again from the start."""
+    return initial.holders(played)
 
 
 def _hex(colour: tuple[int, int, int]) -> str:
@@ -182,7 +164,8 @@ class PieceDrawing:
         }
         """Per box, as `supply:NAME`: the piece it holds (id 0: out of the world until a hand
         takes it) and how many of that kind the game has: as its layout counts them, or, where
-        it does not (Magnetmen's tokens), enough to cover every cell of the game's area."""
+        it does not (tokens that mark the cells taken), enough to cover every cell of the game's
+        area."""
 
     def piece(self, piece: Piece) -> dict[str, Any]:
         kind = self.kinds.get(piece.kind.name)
@@ -193,6 +176,7 @@ class PieceDrawing:
             "size": max(1, min(3, kind.size if kind else 1)),
             "owner": kind.owner if kind else None,
             "colour": _hex(piece.kind.colour),
+            **({"single": kind.single} if kind and kind.single else {}),
         }
 
 

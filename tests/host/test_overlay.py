@@ -17,10 +17,10 @@ import pytest
 from reportlab.pdfgen.canvas import Canvas
 
 from magboard.firmware.games.magnetmen.generator import generate
+from magboard.firmware.games.magnetmen.icons import ICONS, draw_icon
 from magboard.firmware.games.magnetmen.kinds import BY_NAME, KINDS
 from magboard.hardware.spec import BOARDS_DIR, load_board
 from magboard.host import cli
-from magboard.host.overlay.icons import ICONS, draw_icon
 from magboard.host.overlay.placement import place
 from magboard.host.overlay.tiling import PAPERS, capacity, plan
 

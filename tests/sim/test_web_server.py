@@ -261,6 +261,7 @@ def test_boxes_no_sensor_sees_are_places_a_hand_takes_from_and_puts_back(lance):
         "size": 1,
         "owner": None,
         "colour": "#c8c8c8",
+        "single": "neutral tile N",
     }
     lance.send({"do": "lift", "args": ["supply:A"]})
     held = lance.until_type("sim-pieces")

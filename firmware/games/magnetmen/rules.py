@@ -71,7 +71,8 @@ from magboard.firmware.article import with_article
 
 from ..core import END_TURN, Action, Game, NotationError, Option, Outcome, State, match_notation
 from ..grid import Cell, cell_name, draw_grid, parse_cell
-from . import scoring
+from ..screen import Picture, Standings
+from . import scoring, screen
 from .generator import SIZES, Printed, generate
 from .kinds import KINDS
 from .scoring import Icon, Tally
@@ -1169,6 +1170,17 @@ class MagnetmenState(State):
         if self.collections:
             return ": more if a power allows, or end"
         return ""
+
+    # -- what a screen shows (screen.py) -------------------------------------------------------
+
+    def standings(self) -> Standings:
+        return screen.standings(self.scores, self.setup.kinds, self.counts)
+
+    def holders(self, played: tuple[str, ...]) -> dict[Cell, int]:
+        return screen.holders(self, frozenset(self.setup.collects), played)
+
+    def pictures(self) -> tuple[Picture, ...]:
+        return screen.pictures(self.printed)
 
 
 def _mask_of(setup: Setup, cells: Iterable[Cell]) -> int:
