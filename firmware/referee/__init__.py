@@ -2,7 +2,8 @@
 takeback, obligations, and clearing between games."""
 
 from .matcher import Matcher, Reading, SearchLimitError
-from .referee import OBLIGATION_FIRST, ChoiceError, Owed, Referee
+from .obligations import OBLIGATION_FIRST
+from .referee import ChoiceError, Owed, Referee
 from .remote_log import RemoteError, Turns, conflict, digest, replay
 from .status import Phase, Status
 

@@ -21,13 +21,11 @@ from magboard.firmware.events import (
     ChoiceOffered,
     Clear,
     Event,
-    Fulfilled,
     GameOver,
     GameStarted,
     Illegal,
     InHand,
     Mismatch,
-    Moved,
     Note,
     Obligation,
     Partial,
@@ -41,11 +39,12 @@ from magboard.firmware.lights import View
 from magboard.firmware.profiles import Difference, Movement, Profile, Spot
 from magboard.hardware.spec import Place, place_label
 
-from .carrying import Carrying, carrying, step_places
+from .announce import labels, moved_event
 from .evidence import Refused, best_explained, in_frame_order, in_order, reply_cells, witness
 from .explain import NO_RULE, explain, forbidden, misordered, tried_move
 from .history import History, Turn, notation
 from .matcher import Matcher, Reading, SearchLimitError
+from .obligations import Obligations
 from .remote_log import RemoteError, Turns, follow
 from .status import Phase, Status
 
@@ -63,9 +62,6 @@ ROUND_WON_SECONDS = 4.0
 """How long a round's winning line runs (a Lance Assembly bout) before the board asks to be
 cleared for the next: a few passes of the running light, long enough for both to see it."""
 ONE_GAME = "a remote match is one game: for another, start another match"
-OBLIGATION_FIRST = "finish the obligation first"
-"""Every refusal while an obligation waits begins so: the obligation is what the board asks for
-first, whatever else the hands did wrong."""
 
 
 @dataclass(frozen=True)
@@ -116,7 +112,7 @@ def spot_label(spot: Spot) -> str:
     return f"supply:{spot}" if isinstance(spot, str) else place_label(spot)
 
 
-class Referee:
+class Referee(Obligations):
     def __init__(
         self,
         profile: Profile,
@@ -813,7 +809,7 @@ class Referee:
         self.history.append(Turn(found.start, player, found.actions))
         self.position = found.state
         self._partial = ()
-        self.emit(_moved(now, player, notation(found.actions), found.state))
+        self.emit(moved_event(now, player, notation(found.actions), found.state))
         if self.position.obligations:
             self._anchor(self.position, frame)
             self._oblige(now, frame)
@@ -846,128 +842,9 @@ class Referee:
             before, player = self.position, self.position.to_move
             self.history.append(Turn(before, player, (PASS,)))
             self.position = before.apply(PASS)
-            self.emit(_moved(now, player, ("pass",), self.position))
+            self.emit(moved_event(now, player, ("pass",), self.position))
 
     # Obligations.
-
-    def _obliged_spots(self, duties: Sequence[Duty] | None = None) -> frozenset[Spot]:
-        """The board places the pending obligations (or `duties`) move pieces from and to."""
-        spots: set[Spot] = set()
-        for duty in self.position.obligations if duties is None else duties:
-            for spot in duty.sources | duty.targets:
-                spots.add(spot if isinstance(spot, str) else self.profile.to_board(spot))
-        return frozenset(spots)
-
-    def _oblige(self, now: float, frame: int | None) -> None:
-        """The rules need pieces moved by hand: blink them until the board shows it done. A
-        frame that already shows some of them carried off (at once, inside the settle window
-        of the turn that made the obligation) is progress already."""
-        position = self.position
-        places = self.profile.places_of(self._obliged_spots())
-        self._duties_shown = position.obligations
-        self._obliged_since = now
-        duties = position.obligations
-        self.emit(
-            Obligation(
-                now,
-                self.history[-1].player,
-                _details(duties),
-                tuple(_labels(places)),
-                todo=_todo(duties),
-            )
-        )
-        self.status = self._status(Phase.OBLIGATION, now, obligation=places)
-        won = position.round_outcome()
-        if won is not None and won.winners and won.cells:
-            line = tuple(sorted(self.profile.to_board(c) for c in won.cells))
-            self.status = replace(self.status, win=line, winners=won.winners, round_won=True)
-        if frame is None:
-            return
-        if frame == self.profile.render(position.apply(CARRY_OUT)):
-            self._carry_out(now, frame)
-            return
-        carried = carrying(self.profile, position, frame)
-        if carried.gone and frame == carried.frame:
-            self._carried_in_part(carried, now, stable=True)
-
-    def _judge_obligation(self, raw: int, frame: int, now: float, stable: bool) -> None:
-        """Waiting for the board to show the obligation done. Hands carry its pieces off one
-        at a time, in any order: each that reaches its place is progress, and pieces in hands
-        are part of doing it. Once the board settles, the position before the turn is a
-        takeback (the obligation goes with the turn); anything else is a mistake to put right."""
-        position, profile = self.position, self.profile
-        done = position.apply(CARRY_OUT)
-        if frame == profile.render(done):
-            self._carry_out(now, frame)
-            return
-        early = profile.lifted_from(frame, done)
-        if early is not None and not early & self._obliged_spots():
-            # Done, while the next player already holds a piece for the next turn.
-            self._carry_out(now, frame)
-            self._in_hand(early, now, raw)
-            return
-        carried = carrying(profile, position, frame)
-        if frame == carried.frame:
-            self._carried_in_part(carried, now, stable)
-            return
-        if not stable:
-            return
-        if self._is_takeback(frame):
-            self._take_back(frame, now)
-            return
-        if carried.in_hands(profile, frame) is not None:
-            return
-        difference = profile.difference(raw, done)
-        if difference != self.status.difference:
-            remove, put_back = difference.labels()
-            self._mistaken = True
-            detail = f"{OBLIGATION_FIRST}: {_details(self._duties_shown)}"
-            self.emit(Illegal(now, position.to_move, remove, put_back, detail))
-            self.status = self._status(
-                Phase.OBLIGATION, now, obligation=self.status.obligation, difference=difference
-            )
-
-    def _carried_in_part(self, carried: Carrying, now: float, stable: bool) -> None:
-        """The board shows the obligation with some of its pieces (or none) in their places and
-        nothing else out of place: what is left stays lit, in the rhythm the obligation began
-        with; once settled, a change in what is left is said (an `obligation` with the rest)."""
-        if self._mistaken:
-            self.emit(Restored(now))
-            self._mistaken = False
-        places = step_places(self.profile, carried.left)
-        if self.status.obligation != places or self.status.difference:
-            self.status = self._status(Phase.OBLIGATION, self._obliged_since, obligation=places)
-        duties = self._duties_left(carried)
-        if stable and duties != self._duties_shown:
-            self._duties_shown = duties
-            shown = self.profile.places_of(self._obliged_spots(duties))
-            player = self.history[-1].player
-            detail, todo = _details(duties), _todo(duties)
-            self.emit(Obligation(now, player, detail, tuple(_labels(shown)), todo=todo))
-
-    def _duties_left(self, carried: Carrying) -> tuple[Duty, ...]:
-        """The pending obligations not yet shown done: those with a piece still on its cell, or
-        none on any cell (carried from a supply: done only with the whole)."""
-        to_board, left = self.profile.to_board, {step.source for step in carried.left}
-        duties = []
-        for duty in self.position.obligations:
-            cells = {to_board(spot) for spot in duty.sources if not isinstance(spot, str)}
-            if not cells or cells & left:
-                duties.append(duty)
-        return tuple(duties)
-
-    def _carry_out(self, now: float, frame: int) -> None:
-        if self._mistaken:
-            self.emit(Restored(now))
-        before = self.position
-        last = self.history.pop()
-        self.history.append(Turn(last.start, last.player, (*last.actions, CARRY_OUT)))
-        self.position = before.apply(CARRY_OUT)
-        self.emit(Fulfilled(now, last.player, _details(before.obligations)))
-        self._pass_while_forced(now)
-        self._anchor(self.position, frame)
-        self._set_play(now)
-        self._announce_end(now)
 
     # A remote match: one game on two boards, each seat's pieces moved on its own board.
 
@@ -1067,7 +944,7 @@ class Referee:
         if _ends_turn(start, actions):
             self.history.append(Turn(self.turn_start, seat, turn))
             self._partial = ()
-            self.emit(_moved(now, seat, notation(turn), state))
+            self.emit(moved_event(now, seat, notation(turn), state))
             self._pass_while_forced(now)
         else:
             self._partial = turn
@@ -1112,7 +989,7 @@ class Referee:
             made.append(Turn(step.start, step.player, step.actions))
             self.history.append(made[-1])
             self.position = step.after
-            self.emit(_moved(now, step.player, notation(step.actions), step.after))
+            self.emit(moved_event(now, step.player, notation(step.actions), step.after))
         self._pass_while_forced(now)
         earlier = owed.turns if owed is not None else ()
         self._owe(now, raw, since, (*earlier, *made))
@@ -1190,8 +1067,8 @@ class Referee:
             for turn in turns
             if turn.actions != (PASS,)
         )
-        detail, labels = self._owed_detail(), tuple(_labels(places))
-        self.emit(Obligation(now, turns[-1].player, detail, labels, owed, bool(self.board_seats)))
+        detail, lit = self._owed_detail(), tuple(labels(places))
+        self.emit(Obligation(now, turns[-1].player, detail, lit, owed, bool(self.board_seats)))
         self._judge_owed(raw, frame, now, stable=True)  # anything else already wrong is said
 
     def _turn_began(self) -> State:
@@ -1444,7 +1321,7 @@ class Referee:
                     now,
                     self.position.to_move,
                     tuple(sorted(spot_label(spot) for spot in lifted)),
-                    tuple(_labels(places)),
+                    tuple(labels(places)),
                 )
             )
         difference = Difference() if places else self.profile.difference(raw, self.position)
@@ -1499,19 +1376,6 @@ class Referee:
         if phase == Phase.PLAY:
             self._ask(now)
             self._offer_choice(now)
-
-    def _ask(self, now: float) -> None:
-        """What the rules ask the turn to do by hand on a square of the player's choosing (a
-        Magnetmen Explorer's destruction): said, and its squares lit as an obligation, since
-        no lifted piece shows where it may go."""
-        mover = self.position.to_move
-        asked = self.profile.asked(self.position) if self.plays_here(mover) else None
-        if asked is None:
-            return
-        self.emit(Obligation(now, mover, asked.detail, tuple(_labels(asked.places))))
-        self.status = replace(
-            self.status, obligation=asked.places, targets=frozenset(), due=frozenset()
-        )
 
     def _status(self, phase: Phase, now: float, **extra) -> Status:
         position, profile = self.position, self.profile
@@ -1593,29 +1457,3 @@ def _reordered(
 def _cells(spots: frozenset[Spot]) -> frozenset[Spot]:
     """The board cells among `spots` (not the supplies)."""
     return frozenset(spot for spot in spots if not isinstance(spot, str))
-
-
-def _labels(places: frozenset[Place]) -> list[str]:
-    return sorted(place_label(p) for p in places)
-
-
-def _details(duties: Sequence[Duty]) -> str:
-    """What the obligations need done, in the game's words."""
-    return "; ".join(duty.detail for duty in duties)
-
-
-def _todo(duties: Sequence[Duty]) -> str:
-    """What the obligations ask of the hands, as one instruction."""
-    return "; ".join(duty.todo for duty in duties if duty.todo)
-
-
-def _moved(now: float, player: int, actions: tuple[str, ...], after: State) -> Moved:
-    """The `move` event of `player`'s turn, which leaves `after`: who moves now, and the seats
-    the rules passed over on the way (Magnetmen skips a player who cannot act)."""
-    if after.outcome() is not None:
-        return Moved(now, player, actions, after.turn)
-    seats = after.players
-    gap = (after.to_move - player - 1) % seats if seats > 1 else 0
-    passed = [(player + 1 + k) % seats for k in range(gap)]
-    skipped = tuple({"seat": seat, "why": after.why_skipped(seat)} for seat in passed)
-    return Moved(now, player, actions, after.turn, after.to_move, skipped)
