@@ -20,6 +20,9 @@ from .status import Phase
 OBLIGATION_FIRST = "finish the obligation first"
 """Every refusal while an obligation waits begins so: the obligation is what the board asks for
 first, whatever else the hands did wrong."""
+ROUND_WON_SECONDS = 4.0
+"""How long a round's winning line runs (a Lance Assembly bout) before the board asks to be
+cleared for the next: a few passes of the running light, long enough for both to see it."""
 
 
 def _details(duties: Sequence[Duty]) -> str:
