@@ -1,9 +1,10 @@
 """Keeping the game and the pieces on the board in step: judging by difference, recovery,
 takeback, obligations, and clearing between games."""
 
+from .choices import ChoiceError
 from .matcher import Matcher, Reading, SearchLimitError
 from .obligations import OBLIGATION_FIRST
-from .referee import ChoiceError, Owed, Referee
+from .referee import Owed, Referee
 from .remote_log import RemoteError, Turns, conflict, digest, replay
 from .status import Phase, Status
 

@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from magboard.firmware.events import (
-    ChoiceOffered,
     Event,
     GameOver,
     GameStarted,
@@ -31,13 +30,14 @@ from magboard.firmware.events import (
     RemoteMade,
     Restored,
 )
-from magboard.firmware.games import CARRY_OUT, END_TURN, PASS, Action, State
+from magboard.firmware.games import CARRY_OUT, PASS, Action, State
 from magboard.firmware.games import Obligation as Duty
 from magboard.firmware.lights import View
 from magboard.firmware.profiles import Difference, Movement, Profile, Spot
 from magboard.hardware.spec import Place, place_label
 
 from .announce import labels, moved_event
+from .choices import Choices
 from .clearing import Clearing
 from .evidence import Refused, best_explained, in_frame_order, in_order, reply_cells, witness
 from .explain import NO_RULE, explain, forbidden, misordered, tried_move
@@ -48,8 +48,6 @@ from .remote_log import RemoteError, Turns, follow
 from .status import Phase, Status
 from .takeback import Held, Takeback
 
-MENU = "menu"
-"""The button that takes the option a pending choice points at."""
 TRAIL_LIMIT = 400
 """Frames kept since a turn began. A board fiddled with for longer than this loses its oldest
 frames; a reply that needed them is then refused and the board asks for a put-back."""
@@ -64,10 +62,6 @@ class Told:
     exact: tuple[Reading, ...]
     endings: tuple[Reading, ...]
     refused: Refused | None
-
-
-class ChoiceError(ValueError):
-    """A choice sent from the page or the link that the board is not waiting for."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +84,7 @@ def spot_label(spot: Spot) -> str:
     return f"supply:{spot}" if isinstance(spot, str) else place_label(spot)
 
 
-class Referee(Clearing, Obligations, Takeback):
+class Referee(Choices, Clearing, Obligations, Takeback):
     def __init__(
         self,
         profile: Profile,
@@ -526,106 +520,7 @@ class Referee(Clearing, Obligations, Takeback):
 
     # Buttons.
 
-    def press(self, button: str, now: float, raw: int | None = None) -> None:
-        """A seat's button ends that seat's turn where it may go on; `new` starts again. A
-        press first judges the board as it is now (`raw`, if given), then acts: a player who
-        presses the clock the moment their piece lands ends the turn with that piece in it."""
-        if self.status.phase == Phase.STOPPED:
-            return
-        if button == "new":
-            self.new_game(now, raw)
-            return
-        seat = self._seat_of(button)
-        if seat is not None and not self.plays_here(seat):
-            return  # that seat's button is pressed on its own board
-        if self._press_choice(button, seat, now):
-            return
-        if raw is not None and seat == self.turn_start.to_move and not self._clearing:
-            self._judge_before_ending(raw, now)
-        if (
-            seat == self.position.to_move
-            and self.status.phase == Phase.PLAY
-            and self.position.can_end_turn
-            and self.position.is_legal(END_TURN)
-        ):
-            after = self.position.apply(END_TURN)
-            reading = Reading(after, (*self._partial, END_TURN), True, self.turn_start)
-            self._accept(reading, now, None)
-
     # Choices the rules leave to a player.
-
-    def _press_choice(self, button: str, seat: int | None, now: float) -> bool:
-        """While a choice is pending: the chooser's seat button steps through the options, the
-        `menu` button takes the one pointed at. True if the press was the choice's."""
-        options = self.position.choices() if self.status.phase == Phase.PLAY else ()
-        if not options or self._clearing or not self.plays_here(self.position.chooser):
-            return False
-        if button == MENU:
-            self._take_choice(options[self._choice % len(options)], now)
-            return True
-        if seat is not None and seat == self.position.chooser:
-            self._choice = (self._choice + 1) % len(options)
-            self._offer_choice(now, force=True)
-            return True
-        return False
-
-    def choice_pending(self) -> bool:
-        """Whether a press of `menu` here takes a choice of the rules (else the board's own
-        menu may have it)."""
-        options = self.position.choices() if self.status.phase == Phase.PLAY else ()
-        return bool(options) and not self._clearing and self.plays_here(self.position.chooser)
-
-    def choose(self, text: str, now: float) -> None:
-        """A choice made on the page or over the link, in the game's notation; a ValueError
-        (a GameError or ChoiceError) says why one is refused."""
-        if self._clearing or self.status.phase != Phase.PLAY or not self.position.choices():
-            raise ChoiceError("no choice is waiting: the board shows what to do")
-        if not self.plays_here(self.position.chooser):
-            name = self.game.seats[self.position.chooser]
-            if self.position.chooser in self.board_seats:
-                raise ChoiceError(f"the board chooses for {name}")
-            raise ChoiceError(f"{name} chooses on the other board")
-        action = self.position.parse_action(text)
-        if action not in self.position.choices():
-            raise ChoiceError(f"{text} is made on the board, not chosen")
-        self._take_choice(action, now)
-
-    def _take_choice(self, action: Action, now: float) -> None:
-        after = self.position.apply(action)
-        done = after.turn != self.turn_start.turn or after.outcome() is not None
-        self._accept(Reading(after, (*self._partial, action), done, self.turn_start), now, None)
-
-    def _offer_choice(self, now: float, force: bool = False) -> None:
-        """Says what the rules wait for someone to choose, and lights the squares the option
-        pointed at concerns; a new choice starts at its first option."""
-        options = self.position.choices()
-        if not options:
-            self._offered = ()
-            return
-        if options != self._offered:
-            self._offered, self._choice, force = options, 0, True
-        current = options[self._choice]
-        chooser = self.position.chooser
-        assert chooser is not None
-        if force:
-            self.emit(ChoiceOffered(now, chooser, notation(options), self._choice))
-        places = self.profile.choice_places(self.position, current)
-        self.status = replace(self.status, targets=places, due=frozenset())
-
-    def time_up(self, now: float, raw: int | None = None) -> None:
-        """The mover's clock ran out. What the board shows first counts, as for a press; then
-        the rules' verdict on the time (a lost bout) ends the turn where it stands. In a
-        remote match that verdict is the board's whose seat it is, and reaches this one as its
-        turn."""
-        if self.status.phase == Phase.STOPPED or not self.plays_here(self.position.to_move):
-            return
-        if raw is not None and not self._clearing:
-            self._judge_before_ending(raw, now)
-        action = self.position.on_time_up()
-        if action is None or self._clearing or self.position.obligations:
-            return
-        after = self.position.apply(action)
-        self._accept(Reading(after, (*self._partial, action), True, self.turn_start), now, None)
 
     def _judge_before_ending(self, raw: int, now: float) -> None:
         """The mover's board as it is at the press, if it reads as one turn (done, or one the
@@ -650,11 +545,6 @@ class Referee(Clearing, Obligations, Takeback):
         )
         if len(readings) == 1 and (readings[0].complete or readings[0].state.can_end_turn):
             self._accept(readings[0], now, frame)
-
-    @staticmethod
-    def _seat_of(button: str) -> int | None:
-        name, _, number = button.rpartition("-")
-        return int(number) - 1 if name == "seat" and number.isdigit() else None
 
     # Outcomes.
 
