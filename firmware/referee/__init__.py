@@ -4,7 +4,8 @@ takeback, obligations, and clearing between games."""
 from .choices import ChoiceError
 from .matcher import Matcher, Reading, SearchLimitError
 from .obligations import OBLIGATION_FIRST
-from .referee import Owed, Referee
+from .owed import Owed
+from .referee import Referee
 from .remote_log import RemoteError, Turns, conflict, digest, replay
 from .status import Phase, Status
 
