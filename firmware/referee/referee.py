@@ -8,6 +8,17 @@ illegal (show what differs from the last legal position, accept the board again 
 matches), takeback (the board shows the position before the last turn, where allowed). Between
 games it lights what is left to clear. It never dead-ends and never accepts a move the board
 did not see made: when in doubt it asks for the position to be put right.
+
+`Referee` owns the state of the game in progress (the position, the turns so far, the frames
+the turn has passed through, what was last said and lit) and routes each judgement to the job
+that answers it; each job is a class of its own module: reading a still board as turns
+(`reading`), pieces in hand and mistakes (`hands`), obligations, turns owed by hand (`owed`)
+and the seats played elsewhere (`seats`), takeback, clearing between games, and what people
+decide by button, choice or clock (`choices`). They are mixins of `Referee` rather than objects
+of their own because every job reads and changes that one state and hands the frame on to
+another job in the middle of its answer (a turn owed made, then the board judged as the next
+player's move; a turn accepted, then its obligation lit): passing the state along each call
+would be a dozen arguments that all mean "the referee".
 """
 
 from __future__ import annotations
@@ -20,8 +31,6 @@ from magboard.firmware.events import (
     Event,
     GameOver,
     GameStarted,
-    Illegal,
-    InHand,
     Mismatch,
     Partial,
     Restored,
@@ -29,13 +38,13 @@ from magboard.firmware.events import (
 from magboard.firmware.games import CARRY_OUT, PASS, Action, State
 from magboard.firmware.games import Obligation as Duty
 from magboard.firmware.lights import View
-from magboard.firmware.profiles import Difference, Movement, Profile, Spot
+from magboard.firmware.profiles import Movement, Profile
 from magboard.hardware.spec import Place, place_label
 
-from .announce import labels, moved_event
+from .announce import moved_event
 from .choices import Choices
 from .clearing import Clearing
-from .explain import explain, tried_move
+from .hands import Hands
 from .history import History, Turn, notation
 from .matcher import Matcher, Reading, SearchLimitError
 from .obligations import ROUND_WON_SECONDS, Obligations
@@ -48,15 +57,9 @@ from .takeback import Held, Takeback
 TRAIL_LIMIT = 400
 """Frames kept since a turn began. A board fiddled with for longer than this loses its oldest
 frames; a reply that needed them is then refused and the board asks for a put-back."""
-MOVEMENT_CACHE = 10_000
 
 
-def spot_label(spot: Spot) -> str:
-    """A board cell, or a supply (any of its slots): "supply:X"."""
-    return f"supply:{spot}" if isinstance(spot, str) else place_label(spot)
-
-
-class Referee(Choices, Clearing, Obligations, Owing, Readings, Seats, Takeback):
+class Referee(Choices, Clearing, Hands, Obligations, Owing, Readings, Seats, Takeback):
     def __init__(
         self,
         profile: Profile,
@@ -271,12 +274,6 @@ class Referee(Choices, Clearing, Obligations, Owing, Readings, Seats, Takeback):
             if self._held is held:
                 self._held = None
 
-    # Between games.
-
-    # Buttons.
-
-    # Choices the rules leave to a player.
-
     # Outcomes.
 
     def _accept(self, found: Reading, now: float, frame: int | None) -> None:
@@ -324,71 +321,6 @@ class Referee(Choices, Clearing, Obligations, Owing, Readings, Seats, Takeback):
             self.history.append(Turn(before, player, (PASS,)))
             self.position = before.apply(PASS)
             self.emit(moved_event(now, player, ("pass",), self.position))
-
-    # Obligations.
-
-    # A remote match: one game on two boards, each seat's pieces moved on its own board.
-
-    # The board as a player: its turns come as a remote board's do, and hands make them.
-
-    # Takeback.
-
-    # Pieces in hand and mistakes.
-
-    def _in_hand(self, lifted: frozenset[Spot], now: float, raw: int) -> None:
-        """Pieces lifted: light where they may legally go, or, if nowhere (a size not allowed
-        yet, the other player's piece), where they must go back."""
-        places = self.profile.places_of(self._targets(lifted))
-        report = (Phase.IN_HAND, lifted, self.position)
-        if self._reported == report and self.status.phase == Phase.IN_HAND:
-            return  # the same piece still in the hand: the lights keep their rhythm
-        if self._reported != report:
-            self._reported = report
-            self.emit(
-                InHand(
-                    now,
-                    self.position.to_move,
-                    tuple(sorted(spot_label(spot) for spot in lifted)),
-                    tuple(labels(places)),
-                )
-            )
-        difference = Difference() if places else self.profile.difference(raw, self.position)
-        self.status = self._status(Phase.IN_HAND, now, targets=places, difference=difference)
-
-    def _targets(self, lifted: frozenset[Spot]) -> set[Spot]:
-        """Where the mover's legal actions that lift `lifted` put pieces."""
-        targets: set[Spot] = set()
-        for action in self.position.legal_actions():
-            if not action.seen:
-                continue
-            movement = self._movement(action)
-            if lifted <= movement.lifted:
-                targets |= movement.placed
-        return targets
-
-    def _movement(self, action: Action) -> Movement:
-        key = (self.position, action)
-        found = self._movements.get(key)
-        if found is None:
-            if len(self._movements) > MOVEMENT_CACHE:
-                self._movements.clear()
-            found = self._movements[key] = self.profile.movement(self.position, action)
-        return found
-
-    def _illegal(self, raw: int, now: float, detail: str = "", tried: str = "") -> None:
-        difference = self.profile.difference(raw, self.position)
-        if difference == self._reported and self.status.phase == Phase.ILLEGAL:
-            return
-        self._reported = difference
-        self._mistaken = True
-        remove, put_back = difference.labels()
-        detail = detail or explain(
-            self.profile, self.position, difference, self.profile.canonical(raw)
-        )
-        moved = None if tried else tried_move(self.profile, self.position, difference)
-        tried = tried or (str(moved) if moved is not None else "")
-        self.emit(Illegal(now, self.position.to_move, remove, put_back, detail, tried))
-        self.status = self._status(Phase.ILLEGAL, now, difference=difference)
 
     # What the lights show.
 
