@@ -35,7 +35,7 @@ class Clearing:
         if self._at_start(frame):
             self._next_game(frame, now)
         elif frame & final & cells == final & cells:
-            difference = self.profile.difference(raw, self.position)
+            difference = self._difference(raw, self.position)
             if difference != self.status.difference:
                 self.status = self._status(Phase.OVER, self.status.since, difference=difference)
                 # Only a piece put down is news: a supply's piece taken away as the clearing
@@ -61,7 +61,7 @@ class Clearing:
         self._show_clearing(raw, now)
 
     def _show_clearing(self, raw: int, now: float) -> None:
-        difference = self.profile.difference(raw, self.initial)
+        difference = self._difference(raw, self.initial)
         if difference == self._reported:
             return
         self._reported = difference

@@ -41,7 +41,7 @@ class Hands:
                     tuple(labels(places)),
                 )
             )
-        difference = Difference() if places else self.profile.difference(raw, self.position)
+        difference = Difference() if places else self._difference(raw, self.position)
         self.status = self._status(Phase.IN_HAND, now, targets=places, difference=difference)
 
     def _targets(self, lifted: frozenset[Spot]) -> set[Spot]:
@@ -65,7 +65,7 @@ class Hands:
         return found
 
     def _illegal(self, raw: int, now: float, detail: str = "", tried: str = "") -> None:
-        difference = self.profile.difference(raw, self.position)
+        difference = self._difference(raw, self.position)
         if difference == self._reported and self.status.phase == Phase.ILLEGAL:
             return
         self._reported = difference

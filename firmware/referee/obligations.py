@@ -105,7 +105,7 @@ class Obligations:
             return
         if carried.in_hands(profile, frame) is not None:
             return
-        difference = profile.difference(raw, done)
+        difference = self._difference(raw, done)
         if difference != self.status.difference:
             remove, put_back = difference.labels()
             self._mistaken = True

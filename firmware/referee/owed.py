@@ -148,7 +148,7 @@ class Owing:
         turns = self._board_part_made() if self._partial else self._turns_made_elsewhere()
         if not turns:
             return False
-        difference = profile.difference(raw, self.position)
+        difference = self._difference(raw, self.position)
         changed = {*difference.remove, *(place for place, _ in difference.put_back)}
         if not changed <= self._changed_by(turns):
             return False  # not (only) their turns: a mismatch, or a hand with the next move
@@ -178,7 +178,7 @@ class Owing:
         if frame == profile.render(self.position):
             self._made(now, frame)
             return
-        shown = self._owing(now, profile.difference(raw, self.position))
+        shown = self._owing(now, self._difference(raw, self.position))
         places = frozenset((*shown.remove, *(place for place, _ in shown.put_back)))
         owed = tuple(
             {"player": turn.player, "actions": list(notation(turn.actions))}
@@ -264,7 +264,7 @@ class Owing:
             self._made(now, frame)
             self._judge_settled(raw, frame, now, profile.lifted_from(frame, self.position))
             return
-        difference = profile.difference(raw, self.position)
+        difference = self._difference(raw, self.position)
         changed = {*difference.remove, *(place for place, _ in difference.put_back)}
         if changed <= owed.places:
             if self._mistaken:

@@ -207,7 +207,7 @@ class Readings:
         if refused is None:
             return ""
         if refused.rewrites:
-            difference = self.profile.difference(raw, self.position)
+            difference = self._difference(raw, self.position)
             tried = explain(self.profile, self.position, difference, frame)
             if tried != NO_RULE:
                 return tried

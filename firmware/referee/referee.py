@@ -44,6 +44,7 @@ from magboard.hardware.spec import Place, place_label
 from .announce import moved_event
 from .choices import Choices
 from .clearing import Clearing
+from .differences import Differences
 from .hands import Hands
 from .history import History, Turn, notation
 from .matcher import Matcher, Reading, SearchLimitError
@@ -77,6 +78,8 @@ class Referee(Choices, Clearing, Hands, Obligations, Owing, Readings, Seats, Tak
         self.emit = emit
         self.takeback = takeback
         self.matcher = Matcher(profile, timer=timer)
+        self._difference = Differences(profile)
+        """What to change for the frame judged to show a position, worked out once a frame."""
         self._movements: dict[tuple[State, Action], Movement] = {}
         self._restart(initial)
         self._clearing = False
@@ -188,7 +191,7 @@ class Referee(Choices, Clearing, Hands, Obligations, Owing, Readings, Seats, Tak
         if lifted is not None:  # the power came back while a hand held a piece
             self._in_hand(lifted, now, raw)
             return
-        difference = self.profile.difference(raw, self.position)
+        difference = self._difference(raw, self.position)
         if difference:
             remove, put_back = difference.labels()
             self.emit(Mismatch(now, remove, put_back))

@@ -104,7 +104,7 @@ class Takeback:
         target = self._takeback_target()
         if target is None or not self.on_the_way_back(frame):
             return False
-        difference = self.profile.difference(raw, target)
+        difference = self._difference(raw, target)
         if self.status.phase != Phase.TAKING_BACK:
             self.emit(Note(now, f"taking back {self._taken_back_text()}: put back what is lit"))
         if self.status.phase != Phase.TAKING_BACK or difference != self.status.difference:
