@@ -35,7 +35,7 @@ class Choices:
             self.new_game(now, raw)
             return
         seat = self._seat_of(button)
-        if seat is not None and not self.plays_here(seat):
+        if seat is not None and not self.is_local_seat(seat):
             return  # that seat's button is pressed on its own board
         if self._press_choice(button, seat, now):
             return
@@ -55,7 +55,7 @@ class Choices:
         """While a choice is pending: the chooser's seat button steps through the options, the
         `menu` button takes the one pointed at. True if the press was the choice's."""
         options = self.position.choices() if self.status.phase == Phase.PLAY else ()
-        if not options or self._clearing or not self.plays_here(self.position.chooser):
+        if not options or self._clearing or not self.is_local_seat(self.position.chooser):
             return False
         if button == MENU:
             self._take_choice(options[self._choice % len(options)], now)
@@ -70,14 +70,14 @@ class Choices:
         """Whether a press of `menu` here takes a choice of the rules (else the board's own
         menu may have it)."""
         options = self.position.choices() if self.status.phase == Phase.PLAY else ()
-        return bool(options) and not self._clearing and self.plays_here(self.position.chooser)
+        return bool(options) and not self._clearing and self.is_local_seat(self.position.chooser)
 
     def choose(self, text: str, now: float) -> None:
         """A choice made on the page or over the link, in the game's notation; a ValueError
         (a GameError or ChoiceError) says why one is refused."""
         if self._clearing or self.status.phase != Phase.PLAY or not self.position.choices():
             raise ChoiceError("no choice is waiting: the board shows what to do")
-        if not self.plays_here(self.position.chooser):
+        if not self.is_local_seat(self.position.chooser):
             name = self.game.seats[self.position.chooser]
             if self.position.chooser in self.board_seats:
                 raise ChoiceError(f"the board chooses for {name}")
@@ -114,7 +114,7 @@ class Choices:
         the rules' verdict on the time (a lost bout) ends the turn where it stands. In a
         remote match that verdict is the board's whose seat it is, and reaches this one as its
         turn."""
-        if self.status.phase == Phase.STOPPED or not self.plays_here(self.position.to_move):
+        if self.status.phase == Phase.STOPPED or not self.is_local_seat(self.position.to_move):
             return
         if raw is not None and not self._clearing:
             self._judge_before_ending(raw, now)

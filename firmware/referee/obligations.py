@@ -162,7 +162,7 @@ class Obligations:
         Magnetmen Explorer's destruction): said, and its squares lit as an obligation, since
         no lifted piece shows where it may go."""
         mover = self.position.to_move
-        asked = self.profile.asked(self.position) if self.plays_here(mover) else None
+        asked = self.profile.asked(self.position) if self.is_local_seat(mover) else None
         if asked is None:
             return
         self.emit(Obligation(now, mover, asked.detail, tuple(labels(asked.places))))

@@ -257,7 +257,7 @@ class Owing:
         if early is not None and not profile.places_of(early) & owed.places:
             # Made, while the next player already holds a piece for the next turn.
             self._made(now, frame)
-            if self.plays_here(self.position.to_move) and self.position.outcome() is None:
+            if self.is_local_seat(self.position.to_move) and self.position.outcome() is None:
                 self._in_hand(early, now, raw)
             return
         if stable and owed.again and self._moved_on(frame):
@@ -301,7 +301,7 @@ class Owing:
         assert owed is not None
         if position.obligations or position.outcome() is not None:
             return False
-        if not self.plays_here(position.to_move):
+        if not self.is_local_seat(position.to_move):
             return False
         placed = frame & ~profile.render(position)
         arrived = 0

@@ -142,7 +142,7 @@ class Readings:
         frame = self.profile.canonical(raw)
         if frame == self.profile.render(position) or position.outcome() is not None:
             return
-        if not self.plays_here(position.to_move):
+        if not self.is_local_seat(position.to_move):
             return
         with contextlib.suppress(SearchLimitError):
             self._readings(frame)

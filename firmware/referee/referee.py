@@ -91,7 +91,7 @@ class Referee(Choices, Clearing, Hands, Obligations, Owing, Readings, Seats, Tak
         self.seats: frozenset[int] | None = None
         """In a remote match, the seats whose pieces are moved on this board (None: all)."""
         self.board_seats: frozenset[int] = frozenset()
-        """The seats the board itself plays (`play_against`): their turns arrive by
+        """The seats the board itself plays (`board_plays`): their turns arrive by
         `board_move` and are made by hand like a remote board's; games go on one after another."""
         self._owed: Owed | None = None
         self._duties_shown: tuple[Duty, ...] = ()
@@ -199,7 +199,7 @@ class Referee(Choices, Clearing, Hands, Obligations, Owing, Readings, Seats, Tak
             self._reported = difference
 
     @property
-    def played(self) -> tuple[str, ...]:
+    def actions_played(self) -> tuple[str, ...]:
         """Every action of the game so far, in order: what a journal needs to resume it."""
         return (*self.history.played(), *notation(self._partial))
 
@@ -240,7 +240,7 @@ class Referee(Choices, Clearing, Hands, Obligations, Owing, Readings, Seats, Tak
                 self._judge_after_the_end(raw, frame, now)
             return
         lifted = profile.lifted_from(frame, self.position)
-        if not self.plays_here(self.position.to_move):
+        if not self.is_local_seat(self.position.to_move):
             if stable and lifted is None:
                 self._illegal(raw, now, f"{self._elsewhere()}: put this back and wait")
             return

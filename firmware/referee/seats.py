@@ -16,7 +16,7 @@ class Seats:
     """The `Referee`'s job of seats played elsewhere (the state it works on is the
     referee's)."""
 
-    def play_here(
+    def play_remote_match(
         self, seats: Iterable[int], now: float | None = None, raw: int | None = None
     ) -> None:
         """Only `seats` are played on this board; the others' turns arrive by `remote_move`. A
@@ -28,7 +28,8 @@ class Seats:
         if now is not None and raw is not None and self.status.phase != Phase.OBLIGATION:
             self._show_owed(now, raw)
 
-    def plays_here(self, seat: int | None) -> bool:
+    def is_local_seat(self, seat: int | None) -> bool:
+        """Whether people at this board decide for `seat` (None: no one's turn is elsewhere)."""
         return self.seats is None or seat is None or seat in self.seats
 
     @property
@@ -43,7 +44,7 @@ class Seats:
             return f"the board plays {name}"
         return f"{name} plays on the other board"
 
-    def play_against(
+    def board_plays(
         self, seats: Iterable[int], now: float | None = None, raw: int | None = None
     ) -> None:
         """The board plays `seats` itself (`board_move` hands it their turns); people play the
@@ -90,7 +91,7 @@ class Seats:
         """The last turns not played here (the other board's, or the board's own), in order."""
         turns: list[Turn] = []
         for turn in reversed(self.history):
-            if self.plays_here(turn.player) and turn.actions != (PASS,):
+            if self.is_local_seat(turn.player) and turn.actions != (PASS,):
                 break
             turns.append(turn)
         while turns and turns[-1].actions == (PASS,):

@@ -90,7 +90,7 @@ class Takeback:
         The board's own move alone is never taken back: it would only play again."""
         render, current = self.profile.render, self.profile.render(self.turn_start)
         for depth, turn in enumerate(reversed(self.history), start=1):
-            if self.plays_here(turn.player) and turn.actions != (PASS,):
+            if self.is_local_seat(turn.player) and turn.actions != (PASS,):
                 shown = render(turn.start)
                 return depth if shown == frame and shown != current else 0
         return 0
@@ -133,7 +133,7 @@ class Takeback:
         if not (self.takeback and self.board_seats) or self._partial:
             return None
         for depth, turn in enumerate(reversed(self.history), start=1):
-            if self.plays_here(turn.player) and turn.actions != (PASS,):
+            if self.is_local_seat(turn.player) and turn.actions != (PASS,):
                 return turn.start if depth > 1 else None
         return None
 
@@ -145,7 +145,7 @@ class Takeback:
             actions = [str(a) for a in turn.actions if a not in (CARRY_OUT, PASS)]
             if actions:
                 turns.append(f"{seats[turn.player]} {' '.join(actions)}")
-            if self.plays_here(turn.player) and turn.actions != (PASS,):
+            if self.is_local_seat(turn.player) and turn.actions != (PASS,):
                 break
         person, *replies = reversed(turns)
         return f"{person} with the board's reply {', then '.join(replies)}"

@@ -123,7 +123,7 @@ def standings(session: SimSession) -> SimScores | None:
     if not isinstance(state, MagnetmenState):
         return None
     kinds = state.setup.kinds
-    holders = collectors(session.initial, session.referee.played)
+    holders = collectors(session.initial, session.referee.actions_played)
     return SimScores(
         session.clock.now(),
         state.scores,

@@ -51,7 +51,7 @@ def test_an_illegal_frame_judged_moving_then_still_is_compared_once():
 
 def test_a_turn_owed_is_lit_and_judged_from_one_difference():
     ref, profile, events, calls = counted(MINI)
-    ref.play_against((1,))
+    ref.board_plays((1,))
     ref.start(0.0)
     ref.judge(profile.render(position("b2")), 1.0, stable=True)
     calls.clear()
