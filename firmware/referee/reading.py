@@ -12,8 +12,9 @@ from dataclasses import dataclass, replace
 from magboard.firmware.games import Action, State
 from magboard.firmware.profiles import Spot
 
-from .evidence import Refused, best_explained, in_frame_order, in_order, reply_cells, witness
+from .evidence import best_explained, in_order, reply_cells, witness
 from .explain import NO_RULE, explain, forbidden, misordered
+from .frame_order import Misordered, in_frame_order
 from .history import notation
 from .matcher import Reading, SearchLimitError
 from .status import Phase
@@ -26,7 +27,7 @@ class Told:
 
     exact: tuple[Reading, ...]
     endings: tuple[Reading, ...]
-    refused: Refused | None
+    refused: Misordered | None
 
 
 def _after(turn: Reading, position: State) -> tuple[Action, ...] | None:
@@ -175,7 +176,7 @@ class Readings:
         frame: int,
         now: float,
         lifted: frozenset[Spot] | None,
-        refused: Refused | None,
+        refused: Misordered | None,
     ) -> None:
         """No reading explains the still board: pieces in the hand, or a mistake. But where it
         showed the last move taken back before, held off as pieces that might come back changed
@@ -198,7 +199,7 @@ class Readings:
         self._record(frame)
         self._judge_settled(raw, frame, now, self.profile.lifted_from(frame, self.position))
 
-    def _why_misordered(self, raw: int, frame: int, refused: Refused | None) -> str:
+    def _why_misordered(self, raw: int, frame: int, refused: Misordered | None) -> str:
         """Why the rules refuse the turn the frames show (`refused`, if any; else the general
         word). Where that turn is not the accepted part extended, but one action from the
         accepted part is what the board shows and the rules name why they refuse it, that is
@@ -237,7 +238,9 @@ class Readings:
         if len(readings) == 1 and (readings[0].complete or readings[0].state.can_end_turn):
             self._accept(readings[0], now, frame)
 
-    def _in_frame_order(self, readings: Iterable[Reading]) -> tuple[list[Reading], Refused | None]:
+    def _in_frame_order(
+        self, readings: Iterable[Reading]
+    ) -> tuple[list[Reading], Misordered | None]:
         """The readings with each turn's actions in the order the frames show them made, and
         the first that order breaks a rule of, if any (a slide before the turn's placement):
         a reading that reorders what the frames showed is never accepted."""
@@ -246,7 +249,7 @@ class Readings:
         for reading in readings:
             fixed = self._accepted_prefix(reading)
             result = in_frame_order(self.profile, self._trail, reading, fixed)
-            if isinstance(result, Refused):
+            if isinstance(result, Misordered):
                 first = reading.turns[0].start
                 rewrites = bool(self._partial) and not fixed and first == self.turn_start
                 refused = refused or replace(result, rewrites=rewrites)
