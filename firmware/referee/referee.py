@@ -12,7 +12,7 @@ did not see made: when in doubt it asks for the position to be put right.
 `Referee` owns the state of the game in progress (the position, the turns so far, the frames
 the turn has passed through, what was last said and lit) and routes each judgement to the job
 that answers it; each job is a class of its own module: reading a still board as turns
-(`reading`), pieces in hand and mistakes (`hands`), obligations, turns owed by hand (`owed`)
+(`judging`), pieces in hand and mistakes (`hands`), obligations, turns owed by hand (`owed`)
 and the seats played elsewhere (`seats`), takeback, clearing between games, and what people
 decide by button, choice or clock (`choices`). They are mixins of `Referee` rather than objects
 of their own because every job reads and changes that one state and hands the frame on to
@@ -47,10 +47,10 @@ from .clearing import Clearing
 from .differences import Differences
 from .hands import Hands
 from .history import History, Turn, notation
+from .judging import Judging, Told
 from .matcher import Matcher, Reading, SearchLimitError
 from .obligations import ROUND_WON_SECONDS, Obligations
 from .owed import Owed, Owing
-from .reading import Readings, Told
 from .seats import Seats
 from .status import Phase, Status
 from .takeback import Held, Takeback
@@ -60,7 +60,7 @@ TRAIL_LIMIT = 400
 frames; a reply that needed them is then refused and the board asks for a put-back."""
 
 
-class Referee(Choices, Clearing, Hands, Obligations, Owing, Readings, Seats, Takeback):
+class Referee(Choices, Clearing, Hands, Judging, Obligations, Owing, Seats, Takeback):
     def __init__(
         self,
         profile: Profile,

@@ -62,8 +62,8 @@ def _reordered(
     return tuple(rest) if state == turn.state else None
 
 
-class Readings:
-    """The `Referee`'s job of reading a still board (the state it works on is the
+class Judging:
+    """The `Referee`'s job of judging a still board (the state it works on is the
     referee's)."""
 
     def _judge_settled(
