@@ -29,7 +29,8 @@ class Seats:
             self._show_owed(now, raw)
 
     def is_local_seat(self, seat: int | None) -> bool:
-        """Whether people at this board decide for `seat` (None: no one's turn is elsewhere)."""
+        """Whether people at this board decide for `seat`: every seat but the other board's (a
+        remote match) or the board's own (`board_plays`); None, no seat, is anyone's."""
         return self.seats is None or seat is None or seat in self.seats
 
     @property
