@@ -169,7 +169,7 @@ class _Run:
                     self.failures.append(
                         f"{step.where}: cannot play {step.value} at t={step.at:g}: {error} "
                         f"(the game in play: {session.game.name}, the referee's position after "
-                        f"{list(session.referee.played)})"
+                        f"{list(session.referee.actions_played)})"
                     )
                     return False
                 if action == END_TURN:
@@ -236,7 +236,7 @@ class _Run:
         if asked is None or self.session.referee.owed is None:
             self.failures.append(
                 f"{step.where}: at t={step.at:g} the board asks for no move to follow "
-                f"(the referee's position, after {list(self.session.referee.played)})"
+                f"(the referee's position, after {list(self.session.referee.actions_played)})"
             )
             return False
         slots = [place_label(slot) for slot in self.session.spec.slots]

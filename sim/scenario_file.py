@@ -21,7 +21,7 @@ from magboard.firmware.events import EVENT_TYPES, Event
 from magboard.firmware.games import Game, GameError, get_game
 from magboard.firmware.lights import palette
 from magboard.firmware.profiles import ProfileError, profile_for
-from magboard.firmware.referee.referee import MENU
+from magboard.firmware.referee.choices import MENU
 from magboard.hardware.interface import RGB
 from magboard.hardware.spec import (
     BoardSpec,

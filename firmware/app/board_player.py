@@ -59,8 +59,8 @@ class BoardPlayer:
         return self.seat.seat < referee.initial.players
 
     def join(self, referee: Referee, now: float | None = None, raw: int | None = None) -> None:
-        """Tells the referee which seat the board plays (see `Referee.play_against`)."""
-        referee.play_against((self.seat.seat,), now, raw)
+        """Tells the referee which seat the board plays (see `Referee.board_plays`)."""
+        referee.board_plays((self.seat.seat,), now, raw)
 
     def play(self, referee: Referee, now: float, raw: int) -> bool:
         """Plays the board's turn if it is due now; True if it played."""

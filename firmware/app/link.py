@@ -530,7 +530,7 @@ class SerialLink:
             referee.options,
             self.loop.board.spec.name,
             referee.game.seats[: referee.initial.players],
-            referee.played,
+            referee.actions_played,
             None if referee.position.outcome() else referee.position.to_move,
         )
 

@@ -150,7 +150,7 @@ class BoardLoop:
         a running game, its turn is chosen at once if it is due."""
         self.player = None if seat is None else BoardPlayer(seat, self.thinking)
         if self.player is None:
-            self.referee.play_against(())
+            self.referee.board_plays(())
             return
         if not self.player.fits(self.referee):
             raise ValueError(f"{self.referee.game.title} has no seat {seat.seat + 1}")

@@ -393,7 +393,7 @@ class RemoteMatch:
         self.notes = 0
         """Messages set aside as not understood."""
         now = loop.board.clock.now()
-        self.referee.play_here(self.seats, now, loop.scanner.debouncer.debounced)
+        self.referee.play_remote_match(self.seats, now, loop.scanner.debouncer.debounced)
         loop.inputs.append(self.poll)
         client_id = f"magboard-{self.url.match}-{'-'.join(self.names)}-{secrets.token_hex(4)}"
         self.transport = transport or PahoTransport(self.url, client_id, reconnect)

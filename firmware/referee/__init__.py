@@ -1,8 +1,11 @@
 """Keeping the game and the pieces on the board in step: judging by difference, recovery,
 takeback, obligations, and clearing between games."""
 
+from .choices import ChoiceError
 from .matcher import Matcher, Reading, SearchLimitError
-from .referee import OBLIGATION_FIRST, ChoiceError, Owed, Referee
+from .obligations import OBLIGATION_FIRST
+from .owed import Owed
+from .referee import Referee
 from .remote_log import RemoteError, Turns, conflict, digest, replay
 from .status import Phase, Status
 

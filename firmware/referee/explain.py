@@ -8,7 +8,7 @@ from magboard.firmware.games import Action, Cell, State
 from magboard.firmware.profiles import Difference, Profile
 from magboard.hardware.spec import Slot
 
-from .evidence import Refused
+from .frame_order import Misordered
 
 NO_RULE = "no legal move gives this board"
 OUTSIDE = "that square is outside the game's area"
@@ -35,7 +35,7 @@ def forbidden(profile: Profile, position: State, frame: int) -> Tried | None:
     return None if action is None else Tried(action, position.why_illegal(action))
 
 
-def misordered(refused: Refused) -> str:
+def misordered(refused: Misordered) -> str:
     """Why the rules refuse a turn made in the order the frames show: the rule the first
     action out of its turn's order breaks (placing after a slide, a tile moved before its
     meeple is placed)."""

@@ -116,7 +116,7 @@ def standings(session: SimSession) -> SimScores | None:
     shown = session.state.standings()
     if shown is None:
         return None
-    held = holders(session.initial, session.referee.played)
+    held = holders(session.initial, session.referee.actions_played)
     return SimScores(
         session.clock.now(),
         shown.scores,

@@ -236,7 +236,7 @@ def test_garbage_is_refused_and_the_next_command_works(board, line, reason):
     assert notes[-1].startswith("hello:")
     assert sum(n.startswith("refused:") for n in notes) == 1
     assert plain(session.events) == plain(before)
-    assert session.referee.played == ("b2",)
+    assert session.referee.actions_played == ("b2",)
 
 
 def test_a_long_line_over_many_reads_is_cut_and_refused_once(board):

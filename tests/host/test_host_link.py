@@ -260,7 +260,7 @@ def test_the_host_drives_the_simulated_board(board):
         host.send({"do": "state"})
         seen = until(session, host, lambda es: any(isinstance(e, GameStarted) for e in es))
         state = [e for e in seen if isinstance(e, GameStarted)]
-        assert state[0].game == "tic-tac-toe" and state[0].actions == session.referee.played
+        assert state[0].game == "tic-tac-toe" and state[0].actions == session.referee.actions_played
 
 
 def pumping(session: SimSession, link: SerialLink):

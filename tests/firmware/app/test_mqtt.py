@@ -255,7 +255,7 @@ def test_a_client_without_the_right_password_is_refused(broker, tmp_path):
         assert fault.kind == "mqtt" and "refused" in fault.detail and "wrong" not in fault.where
         assert fault.where == f"mqtt://board3@127.0.0.1:{broker.port}"
         stranger.play("b2")  # refereeing goes on
-        assert stranger.session.referee.played == ("b2",)
+        assert stranger.session.referee.actions_played == ("b2",)
     finally:
         stranger.close()
 
@@ -263,7 +263,7 @@ def test_a_client_without_the_right_password_is_refused(broker, tmp_path):
 def test_a_malformed_command_is_refused_with_a_note_and_changes_nothing(broker, listener, board):
     assert board.until(lambda: listener.on(topic("board1", "availability")))
     board.play("b2")
-    played, game = board.session.loop.referee.played, board.session.loop.referee.game.name
+    played, game = board.session.loop.referee.actions_played, board.session.loop.referee.game.name
     started = sum(isinstance(e, GameStarted) for e in board.events)
     bad = {
         b"fly me": "not JSON",
@@ -291,7 +291,7 @@ def test_a_malformed_command_is_refused_with_a_note_and_changes_nothing(broker, 
         assert note is not None, payload
         assert note["text"].startswith(f"refused: {reason}"), (payload, note["text"])
     board.session.run_for(0.5)
-    assert board.session.loop.referee.played == played
+    assert board.session.loop.referee.actions_played == played
     assert board.session.loop.referee.game.name == game
     assert sum(isinstance(e, GameStarted) for e in board.events) == started
     assert board.session.loop.writer.level == 1.0
@@ -372,7 +372,7 @@ def test_a_broker_that_goes_away_is_a_fault_and_the_game_goes_on(broker, listene
     )
     assert fault.kind == "mqtt" and "lost" in fault.detail
     board.play("b2", "a1")  # refereeing never waits for the broker
-    assert board.session.referee.played == ("b2", "a1")
+    assert board.session.referee.actions_played == ("b2", "a1")
     broker.restart()
     back = board.until(
         lambda: next((e for e in board.events if isinstance(e, Note) and "again" in e.text), None),

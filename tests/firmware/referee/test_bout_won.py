@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from magboard.firmware.events import Moved, Obligation
 from magboard.firmware.lights.palette import DEFAULT
-from magboard.firmware.referee.referee import ROUND_WON_SECONDS
+from magboard.firmware.referee.obligations import ROUND_WON_SECONDS
 from magboard.hardware.spec import place_label, place_label_any
 from magboard.sim.following import shows
 from magboard.sim.session import SimSession

@@ -8,7 +8,7 @@ from magboard.firmware.events import InHand, Moved, TakenBack
 from magboard.firmware.games import get_game
 from magboard.firmware.profiles import profile_for
 from magboard.firmware.referee import IN_HAND, Referee
-from magboard.firmware.referee.referee import CHANGE_IN_PLACE
+from magboard.firmware.referee.takeback import CHANGE_IN_PLACE
 from magboard.hardware.spec import load_board
 
 R1 = load_board("r1")

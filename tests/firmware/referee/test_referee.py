@@ -249,7 +249,7 @@ def test_a_capture_is_blinked_until_the_board_shows_it_carried_out():
     done = stones(*played, "done")
     ref.judge(profile.render(done), 4.0, stable=True)
     assert isinstance(events[-1], Fulfilled) and ref.position == done
-    assert ref.played == (*played, "done")
+    assert ref.actions_played == (*played, "done")
 
 
 def test_a_partial_turn_can_be_redone_before_it_ends():

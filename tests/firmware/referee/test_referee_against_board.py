@@ -1,4 +1,4 @@
-"""The referee when the board plays a seat (`play_against`), fed directly: the board's turn is
+"""The referee when the board plays a seat (`board_plays`), fed directly: the board's turn is
 due only in play, is accepted and owed like a remote board's with words of its own, games follow
 one another, and a takeback reaches back past the board's reply to the person's move."""
 
@@ -30,7 +30,7 @@ def against_board(seat: int = 1):
     profile = profile_for(TTT, MINI)
     events: list = []
     ref = Referee(profile, TTT.new_state(), events.append)
-    ref.play_against((seat,))
+    ref.board_plays((seat,))
     ref.start(0.0)
     events.clear()
     return ref, profile, events
@@ -146,7 +146,7 @@ def test_new_games_follow_one_another_and_people_alone_play_again_when_asked():
     assert ref.board_to_play == 0
     ref.new_game(1.0, profile.render(position()))
     assert not any(isinstance(e, Note) and "refused" in e.text for e in events)
-    ref.play_against(())
+    ref.board_plays(())
     assert ref.board_to_play is None and ref.seats is None and not ref.remote
 
 
@@ -160,7 +160,7 @@ def test_the_boards_token_lifted_into_a_box_no_sensor_sees_starts_a_takeback_und
     start = game.new_state(options)
     events: list = []
     ref = Referee(profile, start, events.append)
-    ref.play_against((1,))
+    ref.board_plays((1,))
     ref.start(0.0)
     collected = start.apply(start.parse_action("c4"))
     ref.judge(profile.render(collected), 1.0, stable=True)
