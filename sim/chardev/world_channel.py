@@ -47,14 +47,14 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from magboard.hardware.spec import Place, place_label
-from magboard.sim.world import PieceKind, WorldError
+from magboard.hardware.spec import BoardSpec, Place, place_label
+from magboard.sim.world import PieceKind, World, WorldError
 from magboard.sim.ws2812 import MalformedStreamError, colours, from_spi
 
-if TYPE_CHECKING:
-    from .daemon import Daemon
+from .electronics import BoardElectronics
+from .stall import Stall
 
 log = logging.getLogger(__name__)
 
@@ -68,12 +68,30 @@ class RequestError(ValueError):
     """A request that cannot be carried out: its reply's `error`."""
 
 
+class ControlledBoard(Protocol):
+    """What the channel works on: the daemon's world, its electronics and the faults it can
+    cause. Declared here, so the channel needs nothing of the daemon that serves it."""
+
+    spec: BoardSpec
+    world: World
+    electronics: BoardElectronics
+    stalls: dict[str, Stall]
+
+    def hang_i2c(self, bus: str | None = None, timeout: float | None = None) -> None: ...
+
+    def release_i2c(self, bus: str | None = None) -> None: ...
+
+    def kill_expander(self, expander: int) -> None: ...
+
+    def revive_expander(self, expander: int) -> None: ...
+
+
 class WorldControl:
     """Answers the channel's requests on a daemon's world, electronics and faults."""
 
     def __init__(
         self,
-        daemon: Daemon,
+        daemon: ControlledBoard,
         gpiochip: Callable[[], int | None] = lambda: None,
         pieces: Path | None = None,
     ) -> None:
