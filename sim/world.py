@@ -29,134 +29,60 @@ A new real change of a sensor cancels any flicker still pending on it, so a glit
 the level it disturbed.
 
 The world assumes the electronics start with every sensor seeing nothing.
+
+The world's values (piece kinds, pieces, tiles, bounce, `WorldError`) are in `world_pieces`, the
+levels and faults sent down to the electronics in `world_sensors`; both are importable from here.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Literal, Protocol
 
-from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, place_label
+from magboard.hardware.spec import Cell, Place, Slot, place_label
 
-from .clock import Scheduled, VirtualClock
-
-Direction = Literal["up", "down", "left", "right"]
-RGB = tuple[int, int, int]
-SensorRef = int | tuple[Place, str]
-"""A frame bit, or (cell, channel), or (slot, '')."""
-
-STEPS: Mapping[str, Cell] = MappingProxyType(
-    {"up": (0, 1), "down": (0, -1), "left": (-1, 0), "right": (1, 0)}
+from .world_pieces import (
+    RGB,
+    STEPS,
+    Bounce,
+    Direction,
+    Electronics,
+    Piece,
+    PieceKind,
+    SensorRef,
+    Tile,
+    WorldError,
+    block,
+    step_of,
 )
+from .world_sensors import SensorFeed
+
+__all__ = [
+    "RGB",
+    "STEPS",
+    "Bounce",
+    "Direction",
+    "Electronics",
+    "Piece",
+    "PieceKind",
+    "SensorRef",
+    "Tile",
+    "World",
+    "WorldError",
+]
 
 
-class WorldError(ValueError):
-    """A physically impossible action: nothing there to lift, a slot already full, a tile that
-    would overlap another or leave the lattice. The message names the places involved."""
-
-
-class Electronics(Protocol):
-    """What the world needs from the simulated board beneath it."""
-
-    @property
-    def spec(self) -> BoardSpec: ...
-
-    @property
-    def clock(self) -> VirtualClock: ...
-
-    def set_sensors(self, levels: Mapping[int, bool]) -> None:
-        """Frame bit -> whether that Hall switch sees a magnet now (changed bits only)."""
-
-    def press(self, button: str) -> None: ...
-
-    def release(self, button: str) -> None: ...
-
-    def inject_i2c_errors(self, expander: int, count: int) -> None: ...
-
-    def reset_expander(self, expander: int) -> None: ...
-
-    def kill_led(self, index: int) -> None: ...
-
-
-@dataclass(frozen=True)
-class PieceKind:
-    """A kind of piece: what its magnets trip where it stands on a cell, and how to draw it."""
-
-    name: str
-    signature: frozenset[str]
-    """Cell channels its magnets trip (checked against the board when first used)."""
-    colour: RGB = (255, 255, 255)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "signature", frozenset(self.signature))
-        if not self.signature:
-            raise WorldError(f"piece kind {self.name!r} has no magnets: a cell could not see it")
-        if len(self.colour) != 3 or not all(
-            isinstance(c, int) and 0 <= c <= 255 for c in self.colour
-        ):
-            raise WorldError(f"piece kind {self.name!r}: colour {self.colour!r} is not RGB 0-255")
-
-
-@dataclass(frozen=True)
-class Piece:
-    """One physical piece; `id` tells apart two pieces of one kind."""
-
-    id: int
-    kind: PieceKind
-
-    def __str__(self) -> str:
-        return f"{self.kind.name}#{self.id}"
-
-
-@dataclass(frozen=True)
-class Tile:
-    """A 2x2 grid tile. Where it lies is the world's to know (`World.tiles`): it moves."""
-
-    id: int
-    signature: frozenset[str]
-    """Channels its magnets trip under each of the four cells it covers."""
-    key: frozenset[str] = frozenset()
-    """Channels a key magnet under one corner trips besides, which shows which way round the
-    tile lies (`World.key_of`)."""
-
-
-@dataclass(frozen=True)
-class Bounce:
-    """Contact bounce: `toggles` returns to the old level, each followed by the new level again,
-    at random moments within `span` seconds of the real change."""
-
-    toggles: int = 3
-    span: float = 0.006
-
-    def __post_init__(self) -> None:
-        if self.toggles < 1 or self.span <= 0:
-            raise WorldError(f"bounce needs toggles >= 1 and span > 0, not {self}")
-
-
-class World:
-    """Everything above the board's surface, and the sensor levels it causes."""
+class World(SensorFeed):
+    """Everything above the board's surface, and the sensor levels it causes (sent down, with
+    their faults, by `SensorFeed`)."""
 
     def __init__(self, board: Electronics, seed: int = 0) -> None:
-        self.board = board
-        self.spec = board.spec
-        self.clock = board.clock
-        self.random = random.Random(seed)
-        self.bounce: Bounce | None = None
-        """Set to a `Bounce` to make every real sensor change bounce."""
-
+        super().__init__(board, seed)
         spec = self.spec
         self._cells = frozenset(spec.cells)
         self._slots = frozenset(spec.slots)
         self._channels = frozenset(c.name for c in spec.channels)
         self._buttons = frozenset(b.name for b in spec.buttons)
-        self._bits_of: dict[Place, dict[str, int]] = {}
-        for sensor in spec.sensors:
-            self._bits_of.setdefault(sensor.place, {})[sensor.channel] = sensor.bit
-        self._wired_bits = tuple(sensor.bit for sensor in spec.sensors)
-        self._wired = frozenset(self._wired_bits)
         self._checked_kinds: set[PieceKind] = set()
 
         self._stacks: dict[Place, list[Piece]] = {}
@@ -169,16 +95,6 @@ class World:
         self._keys: dict[Tile, Cell] = {}
         """The cell over each keyed tile's key corner."""
         self._seen: dict[Place, frozenset[str]] = {}
-
-        self._level = bytearray(spec.frame_bits)
-        """Physical level of each bit: what a fault-free sensor would report."""
-        self._frame = 0
-        self._reported = bytearray(spec.frame_bits)
-        """What the electronics were last told."""
-        self._inverted: set[int] = set()
-        self._flicker: dict[int, list[Scheduled]] = {}
-        """Glitches still scheduled on a sensor, cancelled by its next real change."""
-        self._stuck: dict[int, bool] = {}
 
     # -- what is where ---------------------------------------------------------------------
 
@@ -216,11 +132,7 @@ class World:
 
     def tile_cells(self, tile: Tile) -> tuple[Cell, ...]:
         """Cells a tile covers: lower-left, lower-right, upper-left, upper-right."""
-        return _block(self._tile_origin(tile))
-
-    def expected_frame(self) -> int:
-        """The frame a fault-free board reads now: no bounce, noise or stuck sensors."""
-        return self._frame
+        return block(self._tile_origin(tile))
 
     # -- hands -----------------------------------------------------------------------------
 
@@ -308,7 +220,7 @@ class World:
         """Pushes the top pieces of `cells`, which lie in one row (left/right) or one column
         (up/down), together by `distance` cells, one cell per `step`, as a hand moves a group
         of blocks in Lance Assembly. Returns the time the slide ends."""
-        dx, dy = _step_of(direction)
+        dx, dy = step_of(direction)
         if not cells or len(set(cells)) != len(cells):
             raise WorldError("a group slide needs one or more distinct cells")
         if distance < 1:
@@ -359,7 +271,7 @@ class World:
         if not signature:
             raise WorldError("a tile needs magnets the board can see")
         self._check_channels(signature | key, "a tile")
-        footprint = _block(lower_left)
+        footprint = block(lower_left)
         self._check_footprint(footprint, "a new tile")
         for cell in footprint:
             if self._stacks.get(cell):
@@ -379,7 +291,7 @@ class World:
 
     def take_tile(self, tile: Tile) -> None:
         """A hand takes an empty tile off the board (to clear it, or lay it elsewhere)."""
-        cells = _block(self._tile_origin(tile))
+        cells = block(self._tile_origin(tile))
         for cell in cells:
             if self._stacks.get(cell):
                 raise WorldError(f"take the pieces off tile {tile.id} first ({place_label(cell)})")
@@ -391,10 +303,10 @@ class World:
 
     def shift_tile(self, tile: Tile, direction: Direction) -> Cell:
         """Slides a tile one cell, with the pieces on it; returns its new lower-left cell."""
-        dx, dy = _step_of(direction)
+        dx, dy = step_of(direction)
         old = self._tile_origin(tile)
         new = (old[0] + dx, old[1] + dy)
-        before, after = _block(old), _block(new)
+        before, after = block(old), block(new)
         self._check_footprint(after, f"tile {tile.id} shifted {direction}", tile)
         for cell in set(after) - set(before):
             if self._stacks.get(cell):
@@ -408,53 +320,11 @@ class World:
 
     def rotate_tile(self, tile: Tile, clockwise: bool = True) -> None:
         """Turns a tile a quarter about its centre, with the pieces on it."""
-        ll, lr, ul, ur = _block(self._tile_origin(tile))
+        ll, lr, ul, ur = block(self._tile_origin(tile))
         turn = {ll: ul, ul: ur, ur: lr, lr: ll} if clockwise else {ll: lr, lr: ur, ur: ul, ul: ll}
         self._carry(tile, turn)
 
     # -- faults ----------------------------------------------------------------------------
-
-    def noise(self, rate_hz: float, duration: float, width: float = 0.002) -> int:
-        """Blips of `width` seconds on random sensors at random times (a Poisson process of
-        `rate_hz`) over the next `duration` seconds; returns how many were scheduled. A blip
-        that would land on a sensor already flickering is dropped."""
-        if rate_hz <= 0 or duration <= 0 or width <= 0:
-            raise WorldError("noise needs a positive rate, duration and width")
-        start = self.clock.now()
-        t = self.random.expovariate(rate_hz)
-        count = 0
-        while t < duration:
-            bit = self.random.choice(self._wired_bits)
-            self.clock.call_at(start + t, lambda bit=bit: self._blip(bit, width))
-            count += 1
-            t += self.random.expovariate(rate_hz)
-        return count
-
-    def stick(self, sensor: SensorRef, level: bool) -> None:
-        """That sensor reports `level` from now on, whatever is over it."""
-        bit = self._bit(sensor)
-        self._stuck[bit] = level
-        self._send([bit])
-
-    def unstick(self, sensor: SensorRef) -> None:
-        bit = self._bit(sensor)
-        self._stuck.pop(bit, None)
-        self._send([bit])
-
-    def inject_i2c_errors(self, expander: int, count: int) -> None:
-        """A burst of `count` I2C errors on that expander, as the board beneath produces them."""
-        self._check_expander(expander)
-        self.board.inject_i2c_errors(expander, count)
-
-    def reset_expander(self, expander: int) -> None:
-        """The expander resets itself: its registers go back to power-on defaults."""
-        self._check_expander(expander)
-        self.board.reset_expander(expander)
-
-    def kill_led(self, index: int) -> None:
-        if not 0 <= index < self.spec.leds.count:
-            raise WorldError(f"board {self.spec.name} has no LED {index}")
-        self.board.kill_led(index)
 
     # -- inside ----------------------------------------------------------------------------
 
@@ -502,25 +372,10 @@ class World:
         if step <= 0:
             raise WorldError(f"a slide step takes some time, not {step}")
 
-    def _check_expander(self, expander: int) -> None:
-        if not 0 <= expander < len(self.spec.expanders):
-            raise WorldError(f"board {self.spec.name} has no expander {expander}")
-
     def _tile_origin(self, tile: Tile) -> Cell:
         if tile not in self._tiles:
             raise WorldError(f"tile {tile.id} is not on this board")
         return self._tiles[tile]
-
-    def _bit(self, sensor: SensorRef) -> int:
-        if isinstance(sensor, int):
-            if sensor not in self._wired:
-                raise WorldError(f"no sensor is wired to frame bit {sensor}")
-            return sensor
-        place, channel = sensor
-        bit = self._bits_of.get(place, {}).get(channel)
-        if bit is None:
-            raise WorldError(f"no sensor {channel!r} under {place!r}")
-        return bit
 
     def _top(self, place: Place) -> Piece:
         stack = self._stacks.get(place)
@@ -579,16 +434,8 @@ class World:
             else:
                 self._seen.pop(place, None)
             bits = self._bits_of[place]
-            for channel in seen ^ before:
-                bit = bits[channel]
-                self._level[bit] ^= 1
-                self._frame ^= 1 << bit
-                self._calm(bit)
-                changed.append(bit)
-        self._send(changed)
-        if bounce and self.bounce is not None:
-            for bit in sorted(changed):
-                self._bounce(bit, self.bounce)
+            changed.extend(bits[channel] for channel in seen ^ before)
+        self._change(changed, bounce)
 
     def _sees(self, place: Place) -> frozenset[str]:
         stack = self._stacks.get(place)
@@ -601,64 +448,3 @@ class World:
         for piece in stack or ():
             seen |= piece.kind.signature
         return seen
-
-    def _calm(self, bit: int) -> None:
-        """A real change ends whatever glitch was pending on that sensor."""
-        for event in self._flicker.pop(bit, ()):
-            event.cancel()
-        self._inverted.discard(bit)
-
-    def _bounce(self, bit: int, bounce: Bounce) -> None:
-        now = self.clock.now()
-        moments = sorted(self.random.uniform(0, bounce.span) for _ in range(2 * bounce.toggles))
-        events = self._flicker.setdefault(bit, [])
-        for i, moment in enumerate(moments):
-            last = i == len(moments) - 1
-            events.append(
-                self.clock.call_at(now + moment, lambda last=last: self._toggle(bit, last))
-            )
-
-    def _blip(self, bit: int, width: float) -> None:
-        if bit in self._flicker:
-            return
-        self._toggle(bit, False)
-        end = self.clock.call_later(width, lambda: self._toggle(bit, True))
-        self._flicker[bit] = [end]
-
-    def _toggle(self, bit: int, last: bool) -> None:
-        self._inverted ^= {bit}
-        if last:
-            self._flicker.pop(bit, None)
-        self._send([bit])
-
-    def connect(self, board: Electronics) -> None:
-        """Wires the world to new electronics (a board restarted after a power cut): the
-        pieces stay where they are, and the new sensors are told what they see."""
-        self.board = board
-        self.clock = board.clock
-        self._reported = bytearray(self.spec.frame_bits)
-        self._send(self._wired_bits)
-
-    def _send(self, bits: Iterable[int]) -> None:
-        levels: dict[int, bool] = {}
-        for bit in bits:
-            level = self._stuck.get(bit)
-            if level is None:
-                level = bool(self._level[bit]) != (bit in self._inverted)
-            if level != bool(self._reported[bit]):
-                self._reported[bit] = level
-                levels[bit] = level
-        if levels:
-            self.board.set_sensors(levels)
-
-
-def _block(lower_left: Cell) -> tuple[Cell, Cell, Cell, Cell]:
-    """Lower-left, lower-right, upper-left, upper-right cells of a 2x2 block."""
-    x, y = lower_left
-    return (x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1)
-
-
-def _step_of(direction: str) -> Cell:
-    if direction not in STEPS:
-        raise WorldError(f"direction must be one of {', '.join(STEPS)}, not {direction!r}")
-    return STEPS[direction]
