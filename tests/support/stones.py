@@ -313,4 +313,4 @@ def stones_profile(spec: BoardSpec, options: Mapping[str, Any] | None = None) ->
 
 
 register(GAME)
-register_profile("stones", "mini", stones_profile)
+register_profile(GAME, stones_profile)
