@@ -1,8 +1,9 @@
 """Names and aliases of the games the board referees.
 
 A game is registered by the package that holds it (`games/__init__` for the board's own, a
-test's game by its own module), and from then on every consumer finds it here: none keeps a
-list of games of its own."""
+test's game by its own module); a consumer finds the games here, and what it needs of each in
+the game's declaration, instead of keeping names of its own (tests/test_game_names.py lists
+those that still do)."""
 
 from __future__ import annotations
 

@@ -4,13 +4,13 @@ board waits for hands."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 
 from magboard.firmware.clocks import GameClock, Stage, clock_for
 from magboard.firmware.events import ClockChanged, LedFrame, Moved
-from magboard.firmware.games import get_game
+from magboard.firmware.games import ClockRules, get_game, register
 from magboard.sim.session import SimSession
 
 
@@ -91,6 +91,14 @@ def test_the_clock_option_picks_the_rules():
     assert clock_for({"clock": "none"}, 2) is None
     assert clock_for({}, 2) is None
     assert clock_for({"clock": "classic"}, 2).rules.per_turn == 120.0
+
+
+def test_no_game_may_time_a_clock_value_another_game_times_otherwise():
+    """`clock_for` reads the option's value alone, so one value means one clock everywhere."""
+    other = replace(get_game("lance-assembly"), name="other", aliases=())
+    other = replace(other, clocks={"lance": ClockRules(per_turn=1.0, reserve=1.0)})
+    with pytest.raises(ValueError, match="clock 'lance' of other differs from lance-assembly's"):
+        register(other)
 
 
 # On the board: the loop runs the clock of the position it shows, in virtual time.
