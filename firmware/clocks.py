@@ -20,22 +20,10 @@ from enum import Enum
 from typing import Protocol
 
 from .events import ClockChanged
+from .games import ClockRules, all_games
 
 LAST_SECONDS = 10.0
 """The final seconds of a player's time, which the status LEDs count down."""
-
-
-@dataclass(frozen=True)
-class ClockRules:
-    per_turn: float
-    reserve: float
-
-
-CLOCK_RULES = {
-    "lance": ClockRules(per_turn=60.0, reserve=300.0),
-    "classic": ClockRules(per_turn=120.0, reserve=300.0),
-}
-"""The `clock` option's values that run a clock (`none` runs none)."""
 
 
 class Stage(Enum):
@@ -209,6 +197,8 @@ class GameClock:
 
 
 def clock_for(options: dict, seats: int) -> GameClock | None:
-    """The clock a game's options ask for, or None."""
-    rules = CLOCK_RULES.get(options.get("clock", "none"))
+    """The clock a game's options ask for, or None: the times the game declares for its
+    `clock` option's value (`Game.clocks`; no two games declare one value two ways)."""
+    value = options.get("clock", "none")
+    rules = next((game.clocks[value] for game in all_games() if value in game.clocks), None)
     return GameClock(rules, seats) if rules is not None else None

@@ -226,14 +226,9 @@ def _perft(args: argparse.Namespace) -> int:
     return 0
 
 
-BOUNDED_BY_MAX_TURNS = frozenset({"meep-tac-toe", "meeple-maneuver"})
-"""Games whose `max_turns` option ends the game (a draw); Lance Assembly's ends a bout only,
-and a stalemated bout is replayed, so its match has no bound."""
-
-
 def _declared_longest(game, options: dict) -> int | None:
-    """A game's own bound on its length, where it declares one."""
-    return game.resolve_options(options)["max_turns"] if game.name in BOUNDED_BY_MAX_TURNS else None
+    """A game's own bound on its length, where it declares one (`Game.ends_at_max_turns`)."""
+    return game.resolve_options(options)["max_turns"] if game.ends_at_max_turns else None
 
 
 def _play(args: argparse.Namespace) -> int:

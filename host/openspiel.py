@@ -13,18 +13,18 @@ OpenSpiel's actions are numbers fixed per game and options: the index of the act
 game's universe, every action any of its positions can have (`universe`). What the rules leave
 to hands, carrying captured pieces off and a forced pass, is done at once, never a decision.
 Returns are +1 for a win, -1 for a loss, 0 for a draw between two players; with three or four
-(Magnetmen) a winner's share of one, the rest 0. Lance Assembly is a whole match, without clocks
-(a search has no hands to run out of time).
+(Magnetmen) a winner's share of one, the rest 0. A game is offered when it declares its universe
+(`Game.universe`); options a search cannot take another way are fixed by the game
+(`Game.searched_with`: Lance Assembly is a whole match, without clocks, as a search has no hands
+to run out of time).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pyspiel
 
-from magboard.firmware.engine import lance as lance_engine
 from magboard.firmware.engine.mcts import actor
 from magboard.firmware.engine.playout import rewards
 from magboard.firmware.games import (
@@ -34,21 +34,11 @@ from magboard.firmware.games import (
     Action,
     Game,
     State,
-    get_game,
-    meeplemaneuver,
-    meeptactoe,
-    sized,
-    tictactoe,
+    all_games,
 )
 from magboard.firmware.games.grid import Cell
-from magboard.firmware.games.magnetmen.kinds import KINDS
-from magboard.firmware.games.magnetmen.rules import Collect, Destroy, DestroyIcon, GainIcon
-from magboard.firmware.games.tiles import WAYS, QuarterTurn, Shift
-from magboard.firmware.native import py_lance
 
 PREFIX = "magboard_"
-FIXED = {"lance-assembly": {"clock": "none"}}
-"""Options an OpenSpiel game cannot take another way (clocks need hands and time)."""
 
 
 def short_name(game: Game) -> str:
@@ -64,75 +54,11 @@ def _cells(state: State) -> list[Cell]:
     return [(x, y) for y in range(height) for x in range(width)]
 
 
-def _tile_actions(state: State) -> list[Action]:
-    """Every shift and quarter turn of a tile lying anywhere in the area."""
-    width, height = _size(state)
-    origins = [(x, y) for y in range(height - 1) for x in range(width - 1)]
-    return [
-        *(Shift(origin, way) for origin in origins for way in WAYS),
-        *(QuarterTurn(origin, clockwise) for origin in origins for clockwise in (True, False)),
-    ]
-
-
-def _line_game(state: State) -> list[Action]:
-    return [tictactoe.Place(cell) for cell in _cells(state)]
-
-
-def _sized(state: State) -> list[Action]:
-    return [sized.Place(size, cell) for size in sized.SIZES for cell in _cells(state)]
-
-
-def _lance(state: State) -> list[Action]:
-    codes = [*range(py_lance.END + 1), *range(py_lance.SLIDE, py_lance.CODES)]
-    return [lance_engine.action_of(code) for code in codes]
-
-
-def _meep(state: State) -> list[Action]:
-    cells = set(_cells(state))
-    moves = [
-        meeptactoe.Move(cell, (cell[0] + dx, cell[1] + dy))
-        for cell in _cells(state)
-        for dx, dy in meeptactoe.ORTHOGONAL
-        if (cell[0] + dx, cell[1] + dy) in cells
-    ]
-    return [*moves, *_tile_actions(state)]
-
-
-def _meeples(state: State) -> list[Action]:
-    places = [meeplemaneuver.Place(kind, cell) for kind in (0, 1) for cell in _cells(state)]
-    return [*places, *_tile_actions(state)]
-
-
-def _magnetmen(state: State) -> list[Action]:
-    cells, seats, kinds = _cells(state), range(state.players), [kind.name for kind in KINDS]
-    return [
-        *(Collect(cell) for cell in cells),
-        *(Destroy(cell) for cell in cells),
-        *(
-            DestroyIcon(seat, kind, square)
-            for seat in seats
-            for kind in kinds
-            for square in (None, *cells)
-        ),
-        *(GainIcon(seat, kind) for seat in seats for kind in kinds),
-    ]
-
-
-UNIVERSES: dict[str, Callable[[State], list[Action]]] = {
-    "tic-tac-toe": _line_game,
-    "tic-tac-cap": _sized,
-    "tic-tac-doh": _sized,
-    "lance-assembly": _lance,
-    "meep-tac-toe": _meep,
-    "meeple-maneuver": _meeples,
-    "magnetmen": _magnetmen,
-}
-
-
 def universe(state: State) -> tuple[Action, ...]:
-    """Every action a position of `state`'s game (with its options) can have, in a fixed order:
-    an OpenSpiel action is an index into it. Ending a turn that could go on is the last."""
-    return (*UNIVERSES[state.game.name](state), END_TURN)
+    """Every action a position of `state`'s game (with its options) can have, in a fixed order
+    (the game's `Game.universe`): an OpenSpiel action is an index into it. Ending a turn that
+    could go on is the last."""
+    return (*state.game.universe(state), END_TURN)
 
 
 def _settled(state: State) -> State:
@@ -145,12 +71,11 @@ def _settled(state: State) -> State:
 
 def _longest(state: State, options: dict[str, Any]) -> int:
     """An upper bound on a game's actions: a few per turn for games that end at `max_turns`
-    (Lance Assembly per bout; a match of stalemates has no bound, taken as ten bouts), else
-    each cell filled three times over by every player."""
+    (per round where the match goes on: `Game.rounds_bound`), else each cell filled three
+    times over by every player."""
     cells = len(_cells(state))
     if "max_turns" in options:
-        bouts = 10 if state.game.name == "lance-assembly" else 1
-        return options["max_turns"] * 4 * bouts
+        return options["max_turns"] * 4 * state.game.rounds_bound
     return cells * 3 * state.players
 
 
@@ -160,7 +85,7 @@ class MagboardGame(pyspiel.Game):
     game: Game
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
-        options = {**(params or {}), **FIXED.get(self.game.name, {})}
+        options = {**(params or {}), **self.game.searched_with}
         self.options = self.game.resolve_options(options)
         self.start = _settled(self.game.new_state(self.options))
         self.actions = universe(self.start)
@@ -241,7 +166,7 @@ class Observer:
 
 def _game_type(game: Game) -> pyspiel.GameType:
     seats = len(game.seats)
-    fixed = FIXED.get(game.name, {})
+    fixed = game.searched_with
     return pyspiel.GameType(
         short_name=short_name(game),
         long_name=f"magboard {game.title}",
@@ -267,10 +192,11 @@ def _game_type(game: Game) -> pyspiel.GameType:
 
 
 def register() -> None:
-    """Registers every game (once: OpenSpiel keeps a name to one game)."""
+    """Registers every game that declares its universe, a game registered since too (once:
+    OpenSpiel keeps a name to one game)."""
     known = set(pyspiel.registered_names())
-    for game in map(get_game, UNIVERSES):
-        if short_name(game) in known:
+    for game in all_games():
+        if game.universe is None or short_name(game) in known:
             continue
         cls = type(f"{game.title.replace(' ', '')}Game", (MagboardGame,), {"game": game})
         pyspiel.register_game(_game_type(game), cls)

@@ -49,9 +49,8 @@ from typing import Any
 
 from magboard.firmware import native
 from magboard.firmware.app import wiring
-from magboard.firmware.games import Action, Game, State, get_game
+from magboard.firmware.games import Game, State, get_game
 from magboard.firmware.games.core import forget_successors
-from magboard.firmware.games.lance import PlaceNeutral
 from magboard.firmware.profiles import Profile, ProfileError, profile_for, profiled_variants
 from magboard.firmware.referee import ILLEGAL, Matcher, Referee
 from magboard.firmware.referee.evidence import in_order, witness
@@ -71,8 +70,6 @@ CASES = ("legal", "unrecognised", "fast-reply")
 TARGET_US = 1000.0
 """The goal: p99 from stable frame to LED frame under 1 ms, every game, option family and case,
 the stress row included."""
-HELD_BACK: dict[str, type[Action]] = {"lance-assembly": PlaceNeutral}
-"""Per game, actions that half of the sample games never make."""
 STRESS_TURN = 20_000
 """Continuations that make the largest turn met a stress case, with a row of its own."""
 COUNT_LIMIT = 200_000
@@ -188,11 +185,11 @@ class _Pipeline:
 
     def _random_game(self, frames: int) -> None:
         """Plays one random game and takes a sample of each case at random turn starts. Every
-        other game holds back the actions that shrink the turns after them (Lance Assembly's
-        neutral tile), so the largest turns are met too."""
+        other game holds back the actions that shrink the turns after them (`Game.held_back`:
+        Lance Assembly's neutral tile), so the largest turns are met too."""
         rng = self.rng
         state, played, starts = self.initial, [], []
-        held = HELD_BACK.get(self.game.name) if rng.random() < 0.5 else None
+        held = self.game.held_back if rng.random() < 0.5 else None
         turn = -1
         while state.outcome() is None:
             if state.turn != turn and not state.obligations:

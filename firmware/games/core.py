@@ -16,8 +16,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from magboard.firmware.article import with_article
 
 if TYPE_CHECKING:
-    from .grid import Cell
+    from .phrasing import Phrase
     from .screen import Picture, Standings
+
+
+Cell = tuple[int, int]
+"""(column, row), 0-based, column 0 on the left, row 0 at the bottom (as in chess: a1). Here,
+beneath every game, so the lattice's helpers (`grid`) and the contract import one way."""
 
 
 class GameError(Exception):
@@ -109,6 +114,14 @@ class Outcome:
     @property
     def draw(self) -> bool:
         return not self.winners
+
+
+@dataclass(frozen=True)
+class ClockRules:
+    """A clock's times, in seconds: each turn's, then a reserve for the rest of the round."""
+
+    per_turn: float
+    reserve: float
 
 
 class Action(ABC):
@@ -399,6 +412,35 @@ class Game:
     """Reads the game's notation (syntax only; legality is the state's business)."""
     aliases: tuple[str, ...] = ()
     rules_file: str = ""
+    turn_option: str = ""
+    """The option that changes what a turn is made of (Meep Tac Toe's tile actions, the
+    Magnetmen whose powers add to a turn), if any: each of its choices is a profile of its own
+    to prove unambiguous, soak and benchmark."""
+    ends_at_max_turns: bool = False
+    """Whether the `max_turns` option ends the game (a draw), which bounds its length; a game
+    whose `max_turns` ends a round only (a Lance Assembly bout, replayed) has no bound."""
+    clocks: Mapping[str, ClockRules] = field(default_factory=dict, compare=False)
+    """The `clock` option's values that run a clock, with their times (any other runs none)."""
+    universe: Callable[[State], tuple[Action, ...]] | None = field(default=None, repr=False)
+    """Every action a position of the game with the options of `state` (its start) can have,
+    in a fixed order, for a search that numbers actions (OpenSpiel); None where none is
+    declared."""
+    searched_with: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    """Options a search plays it with, whatever it is given (clocks need hands and time)."""
+    rounds_bound: int = 1
+    """Rounds taken as the longest match where a round ends at `max_turns` and the match goes
+    on (a match of stalemated bouts has no bound of its own)."""
+    held_back: type[Action] | None = None
+    """A kind of action a benchmark keeps out of half its sample games, as players often never
+    make it (Lance Assembly's neutral tile)."""
+    phrase: Callable[[Action, State | None], Phrase | None] | None = field(default=None, repr=False)
+    """The game's own actions in words for players (`words.said`), None for an action it
+    leaves to the words every game shares; `state`, where given, is a position of the game."""
+    undo_phrase: Callable[[Action, tuple[int, int]], str | None] | None = field(
+        default=None, repr=False
+    )
+    """How to take one of its own actions back by hand, in words (`words.undo`), the game's
+    extent given; None where putting it back square by square is best."""
 
     def option(self, name: str) -> Option:
         for option in self.options:

@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .core import NotationError
+from .core import Cell, NotationError
 
-Cell = tuple[int, int]
-"""(column, row), 0-based, column 0 on the left, row 0 at the bottom (as in chess: a1)."""
+__all__ = ["MAX_SIDE", "Cell", "cell_name", "draw_grid", "parse_cell"]
 
 MAX_SIDE = 16
 _CELL = re.compile(r"([a-p])(1[0-6]|[1-9])")

@@ -34,6 +34,7 @@ from .core import (
     CARRY_OUT,
     END_TURN,
     Action,
+    ClockRules,
     Game,
     Obligation,
     Option,
@@ -42,6 +43,7 @@ from .core import (
     match_notation,
 )
 from .grid import Cell, cell_name, draw_grid, parse_cell
+from .phrasing import BACK, WAYS, Phrase, count, inside, put
 
 SIDE = 6
 CELLS = SIDE * SIDE
@@ -610,6 +612,51 @@ def _start(options: Mapping[str, Any]) -> LanceState:
     return LanceState(max_turns=options["max_turns"], to_move=starter, starter=starter)
 
 
+def _universe(state: State) -> tuple[Action, ...]:
+    """Every action of a bout, in the order of the engine's compact codes: each cell's place,
+    each cell's neutral place, the end of a turn, then every slide by rear, way, length and
+    distance."""
+    cells = [(i % SIDE, i // SIDE) for i in range(SIDE * SIDE)]
+    return (
+        *(Place(cell) for cell in cells),
+        *(PlaceNeutral(cell) for cell in cells),
+        END_TURN,
+        *(
+            Slide(rear, length, way, distance)
+            for rear in cells
+            for way in DIRECTIONS
+            for length in range(SIDE)
+            for distance in range(SIDE)
+        ),
+    )
+
+
+def _phrase(action: Action, state: State | None) -> Phrase | None:
+    match action:
+        case Slide():
+            what = "the tile" if action.length == 1 else f"the group of {action.length}"
+            where = f"{what} at {cell_name(action.cell)} {count(action.distance, 'cell')}"
+            where += f" {WAYS[action.way]}"
+            return Phrase(f"slide {where}", f"slid {where}")
+        case PlaceNeutral():
+            return put(f"the neutral tile on {cell_name(action.cell)}")
+        case Place():
+            return put(f"a tile on {cell_name(action.cell)}")
+        case FlagFell():
+            return Phrase("wait", "ran out of time")
+    return None
+
+
+def _undo_phrase(action: Action, extent: tuple[int, int]) -> str | None:
+    if not isinstance(action, Slide):
+        return None
+    what = "the tile" if action.length == 1 else f"the group of {action.length}"
+    back = f"back {count(action.distance, 'cell')} {WAYS[BACK[action.way]]}"
+    if not all(inside(cell, extent) for cell in action.moved):
+        return f"slide {what} {back}, onto the game"
+    return f"slide {what} at {cell_name(action.moved[0])} {back}"
+
+
 GAME = Game(
     name="lance-assembly",
     title="Lance Assembly",
@@ -639,6 +686,16 @@ GAME = Game(
     parse_action=parse_action,
     aliases=("sliding-tic-tac-toe",),
     rules_file="lance-assembly.md",
+    clocks={
+        "lance": ClockRules(per_turn=60.0, reserve=300.0),
+        "classic": ClockRules(per_turn=120.0, reserve=300.0),
+    },
+    universe=_universe,
+    searched_with={"clock": "none"},
+    rounds_bound=10,
+    held_back=PlaceNeutral,
+    phrase=_phrase,
+    undo_phrase=_undo_phrase,
 )
 LanceState.game = GAME
 _FIELDS = tuple(f.name for f in fields(LanceState))

@@ -14,9 +14,19 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from magboard.firmware.article import with_article
+
 from .core import CARRY_OUT, Action, Game, Obligation, Option, Outcome, State, match_notation
 from .grid import Cell, cell_name, parse_cell
-from .tiles import QuarterTurn, Shift, TiledState, parse_area, parse_tile_action
+from .phrasing import Phrase, put
+from .tiles import (
+    QuarterTurn,
+    Shift,
+    TiledState,
+    every_tile_action,
+    parse_area,
+    parse_tile_action,
+)
 
 SEATS = ("A", "B")
 NEUTRAL = 2
@@ -288,6 +298,19 @@ def _start(options: Mapping[str, Any]) -> MeepleState:
     return MeepleState.laid_out(width, height, tiles, pieces, max_turns=options["max_turns"])
 
 
+def _universe(state: State) -> tuple[Action, ...]:
+    width, height = state.extent
+    cells = [(x, y) for y in range(height) for x in range(width)]
+    places = (Place(kind, cell) for kind in (0, 1) for cell in cells)
+    return (*places, *every_tile_action(state.extent))
+
+
+def _phrase(action: Action, state: State | None) -> Phrase | None:
+    if not isinstance(action, Place):
+        return None
+    return put(f"{with_article(TYPES[action.kind])} on {cell_name(action.cell)}")
+
+
 GAME = Game(
     name="meeple-maneuver",
     title="Meeple Maneuver",
@@ -303,5 +326,8 @@ GAME = Game(
     start=_start,
     parse_action=parse_action,
     rules_file="meeple-maneuver.md",
+    ends_at_max_turns=True,
+    universe=_universe,
+    phrase=_phrase,
 )
 MeepleState.game = GAME

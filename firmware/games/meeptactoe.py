@@ -18,10 +18,12 @@ from magboard.firmware import native
 
 from .core import Action, Game, Option, Outcome, State, match_notation
 from .grid import Cell, cell_name, parse_cell
+from .phrasing import Phrase
 from .tiles import (
     QuarterTurn,
     Shift,
     TiledState,
+    every_tile_action,
     parse_area,
     parse_tile_action,
 )
@@ -176,6 +178,25 @@ def _start(options: Mapping[str, Any]) -> MeepState:
     )
 
 
+def _universe(state: State) -> tuple[Action, ...]:
+    width, height = state.extent
+    cells = [(x, y) for y in range(height) for x in range(width)]
+    moves = [
+        Move(cell, (cell[0] + dx, cell[1] + dy))
+        for cell in cells
+        for dx, dy in ORTHOGONAL
+        if 0 <= cell[0] + dx < width and 0 <= cell[1] + dy < height
+    ]
+    return (*moves, *every_tile_action(state.extent))
+
+
+def _phrase(action: Action, state: State | None) -> Phrase | None:
+    if not isinstance(action, Move):
+        return None
+    where = f"the meeple on {cell_name(action.source)} to {cell_name(action.target)}"
+    return Phrase(f"move {where}", f"moved {where}")
+
+
 GAME = Game(
     name="meep-tac-toe",
     title="Meep Tac Toe",
@@ -200,5 +221,9 @@ GAME = Game(
     start=_start,
     parse_action=parse_action,
     rules_file="meep-tac-toe.md",
+    turn_option="maneuver",
+    ends_at_max_turns=True,
+    universe=_universe,
+    phrase=_phrase,
 )
 MeepState.game = GAME

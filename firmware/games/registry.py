@@ -1,4 +1,9 @@
-"""Names and aliases of the games the board referees."""
+"""Names and aliases of the games the board referees.
+
+A game is registered by the package that holds it (`games/__init__` for the board's own, a
+test's game by its own module); a consumer finds the games here, and what it needs of each in
+the game's declaration, instead of keeping names of its own (tests/test_game_names.py lists
+those that still do)."""
 
 from __future__ import annotations
 
@@ -12,6 +17,10 @@ def register(game: Game) -> Game:
     for name in (game.name, *game.aliases):
         if name in _GAMES or name in _ALIASES:
             raise ValueError(f"game name {name!r} is registered twice")
+    for other in _GAMES.values():
+        for value, rules in game.clocks.items():
+            if other.clocks.get(value, rules) != rules:
+                raise ValueError(f"clock {value!r} of {game.name} differs from {other.name}'s")
     _GAMES[game.name] = game
     _ALIASES.update({alias: game.name for alias in game.aliases})
     return game

@@ -10,8 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from magboard.firmware.article import with_article
+
 from .core import Action, match_notation
 from .grid import Cell, cell_name, parse_cell
+from .phrasing import Phrase, put
 
 SMALL, MEDIUM, LARGE = 0, 1, 2
 SIZES = (SMALL, MEDIUM, LARGE)
@@ -49,3 +52,19 @@ def places(width: int, height: int) -> tuple[tuple[Place, ...], ...]:
     return tuple(
         tuple(Place(size, (i % width, i // width)) for i in range(width * height)) for size in SIZES
     )
+
+
+def every_place(extent: tuple[int, int]) -> tuple[Place, ...]:
+    """Every size on every cell of `extent`, size by size and row by row: a sized game's
+    actions for a search that numbers them."""
+    width, height = extent
+    return tuple(
+        Place(size, (col, row)) for size in SIZES for row in range(height) for col in range(width)
+    )
+
+
+def said(action: Action, state: object) -> Phrase | None:
+    """A sized game's placement in words ("put a Large on b2")."""
+    if not isinstance(action, Place):
+        return None
+    return put(f"{with_article(NAMES[action.size])} on {cell_name(action.cell)}")

@@ -22,7 +22,18 @@ from magboard.firmware import native
 
 from .core import PASS, Action, Game, Option, Outcome, Pass, State
 from .grid import Cell, cell_name, draw_grid
-from .sized import LARGE, LETTERS, NAMES, SIZES, SMALL, Place, parse_place, places
+from .sized import (
+    LARGE,
+    LETTERS,
+    NAMES,
+    SIZES,
+    SMALL,
+    Place,
+    every_place,
+    parse_place,
+    places,
+    said,
+)
 
 SIDE = 3
 SHAPE = native.LineShape(SIDE, SIDE, SIDE)
@@ -241,6 +252,8 @@ GAME = Game(
     parse_action=parse_action,
     aliases=("tictaccap", "ttc"),
     rules_file="tic-tac-cap.md",
+    universe=lambda state: every_place(state.extent),
+    phrase=said,
 )
 TicTacCapState.game = GAME
 

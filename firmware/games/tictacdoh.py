@@ -23,7 +23,19 @@ from magboard.firmware import native
 
 from .core import Action, Game, Outcome, State
 from .grid import Cell, cell_name, draw_grid
-from .sized import LARGE, LETTERS, MEDIUM, NAMES, SIZES, SMALL, Place, parse_place, places
+from .sized import (
+    LARGE,
+    LETTERS,
+    MEDIUM,
+    NAMES,
+    SIZES,
+    SMALL,
+    Place,
+    every_place,
+    parse_place,
+    places,
+    said,
+)
 
 SIDE = 5
 BOX = 3
@@ -244,6 +256,8 @@ GAME = Game(
     parse_action=parse_place,
     aliases=("tictacdoh",),
     rules_file="tic-tac-doh.md",
+    universe=lambda state: every_place(state.extent),
+    phrase=said,
 )
 TicTacDohState.game = GAME
 

@@ -11,6 +11,7 @@ from magboard.firmware import native
 
 from .core import Action, Game, Outcome, State
 from .grid import Cell, cell_name, draw_grid, parse_cell
+from .phrasing import Phrase
 
 SIZE = 3
 SHAPE = native.LineShape(SIZE, SIZE, SIZE)
@@ -97,6 +98,17 @@ def parse_action(text: str) -> Action:
     return Place(parse_cell(text))
 
 
+def _universe(state: State) -> tuple[Action, ...]:
+    return tuple(Place((col, row)) for row in range(SIZE) for col in range(SIZE))
+
+
+def _phrase(action: Action, state: State | None) -> Phrase | None:
+    if not isinstance(action, Place):
+        return None
+    square = cell_name(action.cell)
+    return Phrase(f"play {square}", f"played {square}")
+
+
 GAME = Game(
     name="tic-tac-toe",
     title="Tic-tac-toe",
@@ -108,5 +120,7 @@ GAME = Game(
     parse_action=parse_action,
     aliases=("ttt", "noughts-and-crosses"),
     rules_file="tic-tac-toe.md",
+    universe=_universe,
+    phrase=_phrase,
 )
 TicTacToeState.game = GAME

@@ -502,3 +502,14 @@ actions, never to be copied to a changed state."""
 @cache
 def _fields_of(kind: type) -> tuple[str, ...]:
     return tuple(f.name for f in fields(kind))
+
+
+def every_tile_action(extent: tuple[int, int]) -> tuple[TileAction, ...]:
+    """Every shift and quarter turn of a tile lying anywhere in `extent`: a tiled game's tile
+    actions for a search that numbers them."""
+    width, height = extent
+    origins = [(x, y) for y in range(height - 1) for x in range(width - 1)]
+    return (
+        *(Shift(origin, way) for origin in origins for way in WAYS),
+        *(QuarterTurn(origin, clockwise) for origin in origins for clockwise in (True, False)),
+    )

@@ -40,6 +40,12 @@ class ProfileError(ValueError):
     """A game that does not fit a board, or a profile that contradicts its board."""
 
 
+class NotProvided(ProfileError):
+    """A board without what a game's profile needs: a lattice that holds its area, the
+    channels its pieces and tiles trip. Such a board does not play the game
+    (`profiles.profiled_pairs`)."""
+
+
 def _row_major(cell: Cell) -> tuple[int, int]:
     """Row by row from a1, the order a board lists its cells in."""
     return cell[1], cell[0]
@@ -68,17 +74,17 @@ class Profile(ABC):
         width, height = self.extent
         col, row = self.origin
         if col < 0 or row < 0 or col + width > self.spec.columns or row + height > self.spec.rows:
-            raise ProfileError(
+            raise NotProvided(
                 f"{self.game.name}'s {width}x{height} area at {place_label(self.origin)} does "
                 f"not fit board {self.spec.name} ({self.spec.columns}x{self.spec.rows})"
             )
         self._refuse_holes()
         channels = {c.name for c in self.spec.channels}
         if self.tile is not None and not self.tile.signature | self.tile.key <= channels:
-            raise ProfileError(f"{self.game.name}'s tiles trip channels {self.spec.name} lacks")
+            raise NotProvided(f"{self.game.name}'s tiles trip channels {self.spec.name} lacks")
         for kind in self.kinds:
             if not kind.signature <= channels:
-                raise ProfileError(
+                raise NotProvided(
                     f"piece {kind.name} trips channels {sorted(kind.signature - channels)} "
                     f"that board {self.spec.name} does not have"
                 )

@@ -32,6 +32,7 @@ from magboard.hardware.spec import BoardSpec
 
 from .base import Profile
 from .parts import Layout, PieceKind, Step, Supply
+from .registry import register_profile
 
 BOARDS_KEPT = 64
 """Frames whose board `_target_of` remembers: a search asks of the same few frames (the one
@@ -284,3 +285,6 @@ def lance_profile(spec: BoardSpec, options: Mapping[str, Any] | None = None) -> 
     supplies = tuple(Supply(kind.name, (kind,)) for kind in (a, b, neutral))
     origin = ((spec.columns - SIDE) // 2, (spec.rows - SIDE) // 2)
     return LanceProfile(get_game("lance-assembly"), spec, origin, (a, b, neutral), supplies)
+
+
+register_profile(get_game("lance-assembly"), lance_profile)

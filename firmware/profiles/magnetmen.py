@@ -20,6 +20,7 @@ from magboard.hardware.spec import BoardSpec, Place
 
 from .base import Profile
 from .parts import Asked, Layout, PieceKind, Step, Supply
+from .registry import register_profile
 
 COLLECTED = PieceKind("collected", frozenset({"n"}), None, "o")
 DESTROYED = PieceKind("destroyed", frozenset({"s"}), None, "x")
@@ -109,3 +110,6 @@ def magnetmen_profile(
     return MagnetmenProfile(
         game, spec, origin, (COLLECTED, DESTROYED), supplies, extent=(columns, rows)
     )
+
+
+register_profile(get_game("magnetmen"), magnetmen_profile)

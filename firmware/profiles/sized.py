@@ -22,6 +22,7 @@ from magboard.firmware.games.tictacdoh import TicTacDohState
 from magboard.hardware.spec import BoardSpec, Slot
 
 from .base import Layout, PieceKind, Profile, ProfileError, Supply
+from .registry import register_profile
 
 RING_CHANNELS = {"mini": ("s", "m", "l"), "r1": (None, "i", "o")}
 """Per board, the channel of each size's magnet (None: the centre, by the owner's pole)."""
@@ -134,3 +135,7 @@ def tictacdoh_profile(
     profile = TicTacDohProfile(game, spec, origin, kinds, supplies)
     _check_fits(profile, dict(profile.layout(game.new_state()).supplies))
     return profile
+
+
+register_profile(get_game("tic-tac-cap"), tictaccap_profile)
+register_profile(get_game("tic-tac-doh"), tictacdoh_profile)

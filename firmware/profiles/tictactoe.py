@@ -15,6 +15,7 @@ from magboard.firmware.games.tictactoe import SIZE, Place, TicTacToeState
 from magboard.hardware.spec import BoardSpec, Slot
 
 from .base import Layout, PieceKind, Profile, Supply
+from .registry import register_profile
 
 PIECES_EACH = 5
 
@@ -55,3 +56,6 @@ def tictactoe_profile(
         for kind, tray in ((x, "A"), (o, "B"))
     )
     return TicTacToeProfile(get_game("tic-tac-toe"), spec, origin, (x, o), supplies)
+
+
+register_profile(get_game("tic-tac-toe"), tictactoe_profile)

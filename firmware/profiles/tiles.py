@@ -41,6 +41,7 @@ from magboard.hardware.spec import BoardSpec
 
 from .base import Profile
 from .parts import Layout, PieceKind, Spot, Step, Supply, TileKind, TileSpot, TileStep
+from .registry import register_profile
 
 _, _frames = load(requested(), "frames")
 
@@ -508,3 +509,7 @@ def meeplemaneuver_profile(
     return MeepleProfile(
         game, spec, _origin(spec, extent), kinds, tuple(supplies), extent=extent, tile=TILE
     )
+
+
+register_profile(get_game("meep-tac-toe"), meeptactoe_profile)
+register_profile(get_game("meeple-maneuver"), meeplemaneuver_profile)

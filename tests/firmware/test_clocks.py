@@ -4,12 +4,13 @@ board waits for hands."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 
-from magboard.firmware.clocks import CLOCK_RULES, GameClock, Stage, clock_for
+from magboard.firmware.clocks import GameClock, Stage, clock_for
 from magboard.firmware.events import ClockChanged, LedFrame, Moved
+from magboard.firmware.games import ClockRules, get_game, register
 from magboard.sim.session import SimSession
 
 
@@ -25,12 +26,16 @@ class Position:
         return "over" if self.over else None
 
 
+LANCE = get_game("lance-assembly").clocks["lance"]
+CLASSIC = get_game("lance-assembly").clocks["classic"]
+
+
 def stages(events) -> list[tuple[int | None, str]]:
     return [(e.seat, e.stage) for e in events]
 
 
 def test_the_turn_time_runs_first_then_the_reserve_then_the_flag_falls():
-    clock = GameClock(CLOCK_RULES["lance"], 2)
+    clock = GameClock(LANCE, 2)
     assert stages(clock.follow(Position(), 0.0)) == [(0, "turn")]
     assert clock.next_change(0.0) == 60.0
     assert clock.follow(Position(), 59.0) == []
@@ -45,7 +50,7 @@ def test_the_turn_time_runs_first_then_the_reserve_then_the_flag_falls():
 
 
 def test_a_new_turn_starts_a_fresh_turn_time_and_keeps_what_the_reserve_lost():
-    clock = GameClock(CLOCK_RULES["lance"], 2)
+    clock = GameClock(LANCE, 2)
     clock.follow(Position(), 0.0)
     clock.follow(Position(to_move=1, turn=1), 90.0)  # A took 30 s of reserve
     reading = clock.now(100.0)
@@ -54,7 +59,7 @@ def test_a_new_turn_starts_a_fresh_turn_time_and_keeps_what_the_reserve_lost():
 
 
 def test_nothing_runs_while_the_board_waits_for_hands_or_after_the_game():
-    clock = GameClock(CLOCK_RULES["classic"], 2)
+    clock = GameClock(CLASSIC, 2)
     clock.follow(Position(), 0.0)
     events = clock.follow(Position(to_move=1, turn=1, obligations=("clear",)), 10.0)
     assert stages(events) == [(None, "stopped")]
@@ -65,7 +70,7 @@ def test_nothing_runs_while_the_board_waits_for_hands_or_after_the_game():
 
 
 def test_a_new_bout_refills_every_reserve():
-    clock = GameClock(CLOCK_RULES["lance"], 2)
+    clock = GameClock(LANCE, 2)
     clock.follow(Position(), 0.0)
     clock.follow(Position(to_move=1, turn=1), 200.0)
     assert clock.now(200.0).reserves == (160.0, 300.0)
@@ -74,7 +79,7 @@ def test_a_new_bout_refills_every_reserve():
 
 
 def test_a_resumed_clock_keeps_the_journalled_reserves_in_the_same_bout():
-    clock = GameClock(CLOCK_RULES["lance"], 2)
+    clock = GameClock(LANCE, 2)
     clock.resume((120.0, 45.5), bout=2)
     clock.follow(Position(to_move=1, turn=9, bout=2), 0.0)
     assert clock.now(0.0).reserves == (120.0, 45.5)
@@ -86,6 +91,14 @@ def test_the_clock_option_picks_the_rules():
     assert clock_for({"clock": "none"}, 2) is None
     assert clock_for({}, 2) is None
     assert clock_for({"clock": "classic"}, 2).rules.per_turn == 120.0
+
+
+def test_no_game_may_time_a_clock_value_another_game_times_otherwise():
+    """`clock_for` reads the option's value alone, so one value means one clock everywhere."""
+    other = replace(get_game("lance-assembly"), name="other", aliases=())
+    other = replace(other, clocks={"lance": ClockRules(per_turn=1.0, reserve=1.0)})
+    with pytest.raises(ValueError, match="clock 'lance' of other differs from lance-assembly's"):
+        register(other)
 
 
 # On the board: the loop runs the clock of the position it shows, in virtual time.
@@ -162,7 +175,7 @@ def test_a_press_at_the_instant_a_tile_lands_ends_the_turn_with_it():
 
 def test_a_stopped_clock_starts_the_turn_again_with_the_reserves_as_they_stood():
     """The board closed or went out of order mid-turn: no time passes for anybody meanwhile."""
-    clock = GameClock(CLOCK_RULES["lance"], 2)
+    clock = GameClock(LANCE, 2)
     clock.follow(Position(), 0.0)
     assert stages([clock.stop(100.0)]) == [(None, "stopped")]  # 40 s into A's reserve
     assert clock.stop(101.0) is None and clock.fallen(10_000.0) is None
@@ -172,7 +185,7 @@ def test_a_stopped_clock_starts_the_turn_again_with_the_reserves_as_they_stood()
 
 
 def test_a_paused_clock_goes_on_with_the_time_that_was_left():
-    clock = GameClock(CLOCK_RULES["lance"], 2)
+    clock = GameClock(LANCE, 2)
     clock.follow(Position(), 0.0)
     paused = clock.pause(50.0)  # 10 s of A's turn time left
     assert paused is not None and (paused.seat, paused.stage) == (None, "stopped")
@@ -189,7 +202,7 @@ def test_a_paused_clock_goes_on_with_the_time_that_was_left():
 
 
 def test_a_clock_paused_on_the_reserve_keeps_the_reserve_and_its_stage():
-    clock = GameClock(CLOCK_RULES["lance"], 2)
+    clock = GameClock(LANCE, 2)
     clock.follow(Position(), 0.0)
     clock.pause(355.0)  # A's last five seconds
     resumed = clock.go_on(2000.0)

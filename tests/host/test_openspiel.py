@@ -46,7 +46,8 @@ def spiel_perft(state, depth: int) -> int:
 
 def test_every_game_is_registered_under_its_name():
     shipped = {game.name for game in all_games() if game.rules_file}  # not the tests' own
-    assert set(LOADED) == set(openspiel.UNIVERSES) == shipped
+    offered = {game.name for game in all_games() if game.universe is not None}
+    assert set(LOADED) == shipped <= offered
     names = set(pyspiel.registered_names())
     assert {openspiel.short_name(get_game(name)) for name in LOADED} <= names
 

@@ -250,6 +250,13 @@ def _start(options: Mapping[str, Any]) -> StonesState:
     return StonesState(turns=options["turns"])
 
 
+def _universe(state: State) -> tuple[Action, ...]:
+    """Every stone and every push a position can have, for a search that numbers actions."""
+    cells = [cell_of(i) for i in range(SIDE * SIDE)]
+    pushes = (Push(c, n, way) for c in cells for n in range(1, SIDE + 1) for way in (True, False))
+    return (*(Stone(cell) for cell in cells), *pushes)
+
+
 GAME = Game(
     "stones",
     "Stones",
@@ -259,6 +266,7 @@ GAME = Game(
     (Option("turns", 6, "turns before the game is scored", minimum=1, maximum=40),),
     _start,
     parse,
+    universe=_universe,
 )
 StonesState.game = GAME
 
@@ -313,4 +321,4 @@ def stones_profile(spec: BoardSpec, options: Mapping[str, Any] | None = None) ->
 
 
 register(GAME)
-register_profile("stones", "mini", stones_profile)
+register_profile(GAME, stones_profile)

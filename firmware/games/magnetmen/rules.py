@@ -71,6 +71,7 @@ from magboard.firmware.article import with_article
 
 from ..core import END_TURN, Action, Game, NotationError, Option, Outcome, State, match_notation
 from ..grid import Cell, cell_name, draw_grid, parse_cell
+from ..phrasing import Phrase
 from ..screen import Picture, Standings
 from . import scoring, screen
 from .generator import SIZES, Printed, generate
@@ -1220,6 +1221,52 @@ def _start(options: Mapping[str, Any]) -> MagnetmenState:
     return MagnetmenState.laid_out(printed, options["players"], options["advanced_rules"])
 
 
+def _universe(state: State) -> tuple[Action, ...]:
+    width, height = GAME.board
+    cells = [(x, y) for y in range(height) for x in range(width)]
+    seats, kinds = range(state.players), [kind.name for kind in KINDS]
+    return (
+        *(Collect(cell) for cell in cells),
+        *(Destroy(cell) for cell in cells),
+        *(
+            DestroyIcon(seat, kind, square)
+            for seat in seats
+            for kind in kinds
+            for square in (None, *cells)
+        ),
+        *(GainIcon(seat, kind) for seat in seats for kind in kinds),
+    )
+
+
+def _phrase(action: Action, state: State | None) -> Phrase | None:
+    match action:
+        case Collect():
+            square = cell_name(action.cell)
+            picture = _picture(state, action)
+            shown = f" ({picture})" if picture else ""
+            return Phrase(f"collect {square}{shown}", f"collected {square}{shown}")
+        case Destroy():
+            square = cell_name(action.cell)
+            return Phrase(f"destroy {square}", f"destroyed {square}")
+        case DestroyIcon() | GainIcon():
+            seats = state.game.seats if state is not None else SEATS
+            verb = "loses" if isinstance(action, DestroyIcon) else "gains"
+            text = f"{seats[action.seat]} {verb} {with_article(action.kind)}"
+            return Phrase(text, text)
+    return None
+
+
+def _picture(state: State | None, action: Collect) -> str:
+    printed = getattr(state, "printed", None)
+    if printed is None:
+        return ""
+    col, row = action.cell
+    width = state.extent[0]
+    squares = printed.squares
+    index = row * width + col
+    return squares[index] if 0 <= index < len(squares) else ""
+
+
 GAME = Game(
     name="magnetmen",
     title="Magnetmen",
@@ -1238,5 +1285,8 @@ GAME = Game(
     start=_start,
     parse_action=parse_action,
     rules_file="magnetmen.md",
+    turn_option="set",
+    universe=_universe,
+    phrase=_phrase,
 )
 MagnetmenState.game = GAME
