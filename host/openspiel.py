@@ -24,7 +24,6 @@ from typing import Any
 
 import pyspiel
 
-from magboard.firmware.engine import lance as lance_engine
 from magboard.firmware.engine.mcts import actor
 from magboard.firmware.engine.playout import rewards
 from magboard.firmware.games import (
@@ -41,6 +40,7 @@ from magboard.firmware.games import (
     tictactoe,
 )
 from magboard.firmware.games.grid import Cell
+from magboard.firmware.games.lance import engine as lance_engine
 from magboard.firmware.games.magnetmen.kinds import KINDS
 from magboard.firmware.games.magnetmen.rules import Collect, Destroy, DestroyIcon, GainIcon
 from magboard.firmware.games.tiles import WAYS, QuarterTurn, Shift

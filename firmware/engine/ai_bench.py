@@ -24,11 +24,11 @@ from typing import Any
 from magboard.firmware import native
 from magboard.firmware.games import get_game
 from magboard.firmware.games.lance import LanceState
+from magboard.firmware.games.lance.engine import encode
+from magboard.firmware.games.meeplemaneuver import engine as meeples
 from magboard.firmware.native import py_lance, py_lines, py_meeples
 from magboard.firmware.table import aligned, ratio
 
-from . import meeples
-from .lance import encode
 from .playout import state_playout
 
 try:

@@ -23,8 +23,8 @@ from enum import Enum
 
 from magboard.firmware.games import CARRY_OUT, Action, Game, GameError, IllegalActionError, State
 from magboard.firmware.games.meeplemaneuver import MeepleState
+from magboard.firmware.games.meeplemaneuver import engine as meeples
 
-from . import meeples
 from .ends import ended
 from .mcts import Search, actor, settle
 from .solve import Solver, solver_for

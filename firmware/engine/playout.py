@@ -3,7 +3,7 @@
 A playout plays uniformly random legal atomic actions to the end and scores that end. It is where
 a search spends its time, so each step does only what the rules require: the state's own actions
 (`advance`, no second legality check), obligations carried out without listing the one action
-they allow, and Lance Assembly's bouts handed whole to a compact engine (`engine.lance`) with a C
+they allow, and Lance Assembly's bouts handed whole to a compact engine (`lance.engine`) with a C
 kernel. Lance Assembly is played out to the end of the bout in progress, not the match: a bout is
 what a move now can win, and every later bout starts from an empty board.
 """
@@ -14,8 +14,7 @@ import random
 
 from magboard.firmware.games import CARRY_OUT, Outcome, State
 from magboard.firmware.games.lance import LanceState
-
-from . import lance
+from magboard.firmware.games.lance import engine as lance
 
 
 def rewards(outcome: Outcome, players: int) -> tuple[float, ...]:

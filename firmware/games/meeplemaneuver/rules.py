@@ -14,9 +14,9 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .core import CARRY_OUT, Action, Game, Obligation, Option, Outcome, State, match_notation
-from .grid import Cell, cell_name, parse_cell
-from .tiles import QuarterTurn, Shift, TiledState, parse_area, parse_tile_action
+from ..core import CARRY_OUT, Action, Game, Obligation, Option, Outcome, State, match_notation
+from ..grid import Cell, cell_name, parse_cell
+from ..tiles import QuarterTurn, Shift, TiledState, parse_area, parse_tile_action
 
 SEATS = ("A", "B")
 NEUTRAL = 2

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import random
 
-from magboard.firmware.games import END_TURN, Action
-from magboard.firmware.games.lance import (
+from magboard.firmware.games.core import END_TURN, Action
+from magboard.firmware.games.lance.rules import (
     DIRECTIONS,
     NEUTRAL,
     LanceState,
@@ -19,7 +19,7 @@ from magboard.firmware.games.lance import (
     PlaceNeutral,
     Slide,
 )
-from magboard.firmware.games.lance import Position as Seen
+from magboard.firmware.games.lance.rules import Position as Seen
 from magboard.firmware.native import py_lance
 from magboard.firmware.native.py_lance import (
     END,

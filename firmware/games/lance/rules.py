@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 
 from magboard.firmware import native
 
-from .core import (
+from ..core import (
     CARRY_OUT,
     END_TURN,
     Action,
@@ -41,7 +41,7 @@ from .core import (
     State,
     match_notation,
 )
-from .grid import Cell, cell_name, draw_grid, parse_cell
+from ..grid import Cell, cell_name, draw_grid, parse_cell
 
 SIDE = 6
 CELLS = SIDE * SIDE

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from magboard.firmware.games import CARRY_OUT, Action
-from magboard.firmware.games.meeplemaneuver import (
+from magboard.firmware.games.core import CARRY_OUT, Action
+from magboard.firmware.games.meeplemaneuver.rules import (
     NEUTRAL,
     TO_WIN,
     MeepleState,
