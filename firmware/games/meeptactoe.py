@@ -18,6 +18,7 @@ from magboard.firmware import native
 
 from .core import Action, Game, Option, Outcome, State, match_notation
 from .grid import Cell, cell_name, parse_cell
+from .search import BenchRow, SearchHooks, declare_search
 from .tiles import (
     QuarterTurn,
     Shift,
@@ -202,3 +203,6 @@ GAME = Game(
     rules_file="meep-tac-toe.md",
 )
 MeepState.game = GAME
+
+# The AI bench times the advanced maneuver for every variant: the most actions a turn.
+declare_search(GAME, SearchHooks(bench=(BenchRow((("maneuver", "advanced"),)),)))

@@ -20,6 +20,10 @@ Rewards = tuple[float, ...]
 
 STATES = "States"
 """A bench row's path: the rules' own States played out."""
+COMPACT = "compact"
+"""A bench row's path: a compact engine's playouts, C kernel against its Python twin."""
+LOOK_AHEAD = "look-ahead"
+"""A bench row's path: whole turns planned from the start, every turn weighed."""
 
 
 @dataclass(frozen=True)
@@ -28,12 +32,12 @@ class BenchRow:
 
     options: tuple[tuple[str, Any], ...] = ()
     path: str = STATES
-    runs: Callable[[State], dict[str, Callable[[int], object]]] | None = field(
+    runs: Callable[[State, int], dict[str, Callable[[int], object]]] | None = field(
         default=None, compare=False, repr=False
     )
     """The timed loops by column ("c", where built, and "python") of a path of the game's own,
-    from the start state: each plays that many playouts, the same ones at every call. None: the
-    rules' States played out."""
+    from the start state and the bench's seed: each plays that many playouts, the same ones at
+    every call. None: the rules' States played out."""
     play: Callable[[State, random.Random], object] | None = field(
         default=None, compare=False, repr=False
     )
