@@ -1,15 +1,14 @@
-"""Lance Assembly: its rules (`rules`), and its compact engine (`engine`), which declares the game's
-search hooks when the game is imported."""
+"""Lance Assembly: its board and actions (`actions`), its rules (`rules`), and its compact engine
+(`engine`), which declares the game's search hooks when the game is imported."""
 
 from . import engine
-from .rules import (
+from .actions import (
     BOUTS_TO_WIN,
     BOXES,
     CELL_BITS,
     CELLS,
     COLUMNS,
     DIRECTIONS,
-    GAME,
     LANCE,
     MIN_EMPTY_TO_PLACE,
     NEUTRAL,
@@ -21,9 +20,7 @@ from .rules import (
     SIDE,
     SPREAD,
     TILES,
-    BoutResult,
     FlagFell,
-    LanceState,
     Place,
     PlaceNeutral,
     Position,
@@ -32,6 +29,7 @@ from .rules import (
     occupied,
     parse_action,
 )
+from .rules import GAME, BoutResult, LanceState
 
 __all__ = [
     "BOUTS_TO_WIN",

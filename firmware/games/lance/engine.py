@@ -19,16 +19,15 @@ from types import MappingProxyType
 from typing import Any
 
 from magboard.firmware.games.core import END_TURN, Action, State
-from magboard.firmware.games.lance.rules import (
+from magboard.firmware.games.lance.actions import (
     DIRECTIONS,
-    GAME,
     NEUTRAL,
-    LanceState,
     Place,
     PlaceNeutral,
     Slide,
 )
-from magboard.firmware.games.lance.rules import Position as Seen
+from magboard.firmware.games.lance.actions import Position as Seen
+from magboard.firmware.games.lance.rules import GAME, LanceState
 from magboard.firmware.games.search import COMPACT, BenchRow, SearchHooks, declare_search
 from magboard.firmware.native import py_lance
 from magboard.firmware.native.py_lance import (
