@@ -63,6 +63,9 @@ class SearchHooks:
     """Whole turns chosen by a look-ahead of the game's own, for the levels above `easy`."""
     tabled: tuple[Mapping[str, Any], ...] = ()
     """Options whose whole solve takes more than a moment: they ship an opening table."""
+    perft: tuple[tuple[Mapping[str, Any], int], ...] = ()
+    """Options and depth the perft bench (`engine.perft_bench`) counts with the game's compact
+    engine against its States."""
     bench: tuple[BenchRow, ...] = (BenchRow(),)
     """The AI bench's rows for the game."""
     strength: Mapping[str, Any] | None = field(default_factory=lambda: MappingProxyType({}))

@@ -256,6 +256,7 @@ declare_search(
             {"variant": variant, "cover_own": cover_own}
             for variant in ("classic", "easy-rider", "manager")
             for cover_own in (True, False)
-        )
+        ),
+        perft=(({"variant": "classic"}, 5),),
     ),
 )

@@ -251,4 +251,4 @@ TicTacDohState.game = GAME
 __all__ = ["GAME", "STACKS", "Place", "TicTacDohState"]
 
 # Its whole solve takes more than a moment: it ships an opening table.
-declare_search(GAME, SearchHooks(tabled=({},)))
+declare_search(GAME, SearchHooks(tabled=({},), perft=(({}, 5),)))
