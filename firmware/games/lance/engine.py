@@ -186,7 +186,7 @@ def _compact_runs(start: State, seed: int) -> dict:
     return runs
 
 
-BENCH_OPTIONS = (("clock", "none"),)
+SEARCH_OPTIONS = (("clock", "none"),)
 """Without clocks: a search has no hands."""
 
 declare_search(
@@ -195,9 +195,9 @@ declare_search(
         horizon=bout_end,
         playout=bout_playout,
         bench=(
-            BenchRow(BENCH_OPTIONS, COMPACT, runs=_compact_runs, unit="bouts"),
-            BenchRow(BENCH_OPTIONS, play=_state_bout),
+            BenchRow(SEARCH_OPTIONS, COMPACT, runs=_compact_runs, unit="bouts"),
+            BenchRow(SEARCH_OPTIONS, play=_state_bout),
         ),
-        strength=MappingProxyType(dict(BENCH_OPTIONS)),
+        strength=MappingProxyType(dict(SEARCH_OPTIONS)),
     ),
 )
