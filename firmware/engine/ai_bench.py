@@ -1,11 +1,11 @@
 """Random playouts per second for every game: what the opponent's search can afford per move.
 
 Each row times one way of playing a game out from its start, with the C kernels and with their
-pure-Python twins, side by side in one run: Lance Assembly's compact engine (a bout per playout,
-`c_lance` against `py_lance`), and every game's rules' own States (`playout.state_playout`, a
-Lance bout for Lance Assembly), where the only kernel is the line detector the rules call
-(`c_lines` against `py_lines`; Meeple Maneuver and Magnetmen call none, so both columns run the
-same code there: their ratio is the noise of the measure). Both columns of a row play the same
+pure-Python twins, side by side in one run: the rows a game declares (`SearchHooks.bench`): its
+compact engine or its planner, C kernel against Python twin, and the rules' own States
+(`playout.state_playout`, or how far the game's search plays), where the only kernel is the line
+detector the rules call (`c_lines` against `py_lines`; games that call none run the same code in
+both columns: their ratio is the noise of the measure). Both columns of a row play the same
 playouts from the same seeds, so a ratio compares equal work.
 """
 
@@ -18,38 +18,26 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from magboard.firmware import native
-from magboard.firmware.games import get_game
-from magboard.firmware.games.lance import LanceState
-from magboard.firmware.native import py_lance, py_lines, py_meeples
+from magboard.firmware.games import State, all_games, get_game
+from magboard.firmware.games.search import COMPACT, LOOK_AHEAD, STATES, search_hooks
+from magboard.firmware.native import py_lines
 from magboard.firmware.table import aligned, ratio
 
-from . import meeples
-from .lance import encode
 from .playout import state_playout
 
-try:
-    from magboard.firmware.native import c_lance
-except ImportError:
-    c_lance = None
 try:
     from magboard.firmware.native import c_lines
 except ImportError:
     c_lines = None
-try:
-    from magboard.firmware.native import c_meeples
-except ImportError:
-    c_meeples = None
 
 REPEATS = 7
 SEED = 2026
 
-COMPACT = "compact"
-STATES = "States"
-LOOK_AHEAD = "look-ahead"
+__all__ = ["COMPACT", "LOOK_AHEAD", "STATES", "Case", "format_report", "measure"]
 
 
 @dataclass(frozen=True)
@@ -59,35 +47,30 @@ class Case:
     game: str
     options: tuple[tuple[str, Any], ...]
     path: str
+    runs: Callable[[State, int], dict[str, Run]] | None = field(
+        default=None, compare=False, repr=False
+    )
+    """The game's own timed loops (a path other than States)."""
+    play: Callable[[State, random.Random], object] | None = field(
+        default=None, compare=False, repr=False
+    )
+    """How a States playout runs, when not to the game's end."""
+    unit: str = "playouts"
 
     @property
     def label(self) -> str:
         return ", ".join(f"{name}={value}" for name, value in self.options) or "defaults"
 
 
-LANCE_OPTIONS = (("clock", "none"),)
-CASES = (
-    Case("tic-tac-toe", (), STATES),
-    Case("tic-tac-cap", (), STATES),
-    Case("tic-tac-doh", (), STATES),
-    Case("lance-assembly", LANCE_OPTIONS, COMPACT),
-    Case("lance-assembly", LANCE_OPTIONS, STATES),
-    Case("meep-tac-toe", (("maneuver", "advanced"),), STATES),
-    Case("meeple-maneuver", (), LOOK_AHEAD),
-    Case("meeple-maneuver", (), STATES),
-    Case("magnetmen", (), STATES),
+Run = Callable[[int], object]
+"""Plays that many playouts, the same ones at every call."""
+
+CASES = tuple(
+    Case(game.name, row.options, row.path, row.runs, row.play, row.unit)
+    for game in all_games()
+    for row in search_hooks(game).bench
 )
-"""Meep Tac Toe with the advanced maneuver stands for its variants: the most actions a turn."""
-
-
-@contextmanager
-def _look_ahead(kernel: Any) -> Iterator[None]:
-    """The planner's kernel swapped for `kernel` (c_meeples or py_meeples) while timing."""
-    saved, meeples.kernel = meeples.kernel, kernel
-    try:
-        yield
-    finally:
-        meeples.kernel = saved
+"""Every game's rows, as its search hooks declare them."""
 
 
 @contextmanager
@@ -102,52 +85,12 @@ def _line_detector(kernel: Any) -> Iterator[None]:
         native.winners, native.find_lines = saved
 
 
-def _state_bout(state: LanceState, rng: random.Random) -> None:
-    """A Lance Assembly bout played out on the rules' States, as the compact engine plays it."""
-    choice = rng.choice
-    while not state.over:
-        state = state._play(choice(state._legal()))
-
-
-Run = Callable[[int], object]
-"""Plays that many playouts, the same ones at every call."""
-
-
 def _runs(case: Case) -> dict[str, Run]:
     """The row's timed loops by column: "c" (missing where the C is not built) and "python"."""
     start = get_game(case.game).new_state(dict(case.options))
-    if case.path == COMPACT:
-        position = encode(start)
-
-        def kernel_run(kernel: Any) -> Run:
-            def run(number: int) -> None:
-                for seed in range(SEED, SEED + number):
-                    kernel.playout(position, seed)
-
-            return run
-
-        runs = {"python": kernel_run(py_lance)}
-        if c_lance is not None:
-            runs["c"] = kernel_run(c_lance)
-        return runs
-    if case.path == LOOK_AHEAD:
-        start_position = meeples.encode(start)
-
-        def plan_run(kernel: Any) -> Run:
-            def run(number: int) -> None:
-                rng = random.Random(SEED)
-                with _look_ahead(kernel):
-                    for _ in range(number):
-                        meeples.plan(start_position, rng, time.perf_counter, float("inf"))
-
-            return run
-
-        runs = {"python": plan_run(py_meeples)}
-        if c_meeples is not None:
-            runs["c"] = plan_run(c_meeples)
-        return runs
-
-    play = _state_bout if case.game == "lance-assembly" else state_playout
+    if case.runs is not None:
+        return case.runs(start, SEED)
+    play = case.play or state_playout
 
     def lines_run(kernel: Any) -> Run:
         def run(number: int) -> None:
@@ -198,6 +141,7 @@ def _measure_case(case: Case, min_time: float) -> dict:
         "game": case.game,
         "options": dict(case.options),
         "path": case.path,
+        "unit": case.unit,
         "c_per_s": c,
         "python_per_s": python,
         "ratio": None if c is None else c / python,
@@ -208,9 +152,7 @@ def measure(min_time: float = 0.6) -> dict:
     """Times every row; `min_time` is the least time spent timing each column of a row, in
     REPEATS runs. The result is plain JSON-ready data."""
     return {
-        "lance_c": c_lance is not None,
         "lines_c": c_lines is not None,
-        "meeples_c": c_meeples is not None,
         "python": platform.python_version(),
         "implementation": sys.implementation.name,
         "machine": platform.machine(),
@@ -240,50 +182,59 @@ def format_report(result: dict) -> str:
         for row in result["rows"]
     ]
 
-    def built(flag: bool) -> str:
-        return "built" if flag else "NOT BUILT (run `make setup`)"
-
+    built = "built" if result["lines_c"] else "NOT BUILT (run `make setup`)"
     header = (
-        f"random playouts per second from the start, best of {REPEATS} runs; C Lance engine"
-        f" {built(result['lance_c'])}, C line detector {built(result['lines_c'])},"
-        f" C Meeple Maneuver look-ahead {built(result['meeples_c'])};"
+        f"random playouts per second from the start, best of {REPEATS} runs; C line detector"
+        f" {built} (a game's own C kernel shows - where it is not);"
         f" Python {result['python']} on {result['machine']}"
     )
     notes = (
-        "(a Lance Assembly playout is one bout; compact: the compact engine, C or its Python"
-        " twin; States: the rules' own states, with the C or the Python line detector;"
+        "(compact: a game's compact engine, C or its Python twin, a playout to where its search"
+        " stops; States: the rules' own states, with the C or the Python line detector;"
         " look-ahead: whole turns planned from the start, every turn weighed)"
     )
-    lines = [header, *aligned(columns, rows, left=3), notes, summary(result)]
-    return "\n".join([*lines, look_ahead_summary(result)])
+    lines = [header, *aligned(columns, rows, left=3), notes]
+    return "\n".join([*lines, *summaries(result)])
 
 
-def summary(result: dict) -> str:
-    """The verdict: Lance Assembly's compact C engine against its Python twin and against the
-    rules' States, the playout the search would otherwise run."""
-    by_path = {row["path"]: row for row in result["rows"] if row["game"] == "lance-assembly"}
-    compact, states = by_path[COMPACT], by_path[STATES]
+def summaries(result: dict) -> list[str]:
+    """The verdict on each game's own path, in the rows' order."""
+    found = []
+    for row in result["rows"]:
+        if row["path"] == COMPACT:
+            states = next(
+                r for r in result["rows"] if r["game"] == row["game"] and r["path"] == STATES
+            )
+            found.append(compact_summary(row, states))
+        elif row["path"] == LOOK_AHEAD:
+            found.append(look_ahead_summary(row))
+    return found
+
+
+def compact_summary(compact: dict, states: dict) -> str:
+    """A game's compact C engine against its Python twin and against the rules' States, the
+    playout the search would otherwise run."""
+    title, unit = get_game(compact["game"]).title, compact["unit"]
     if compact["c_per_s"] is None:
         return (
-            f"Lance Assembly: {_rate(compact['python_per_s'])} bouts/s on the Python compact"
+            f"{title}: {_rate(compact['python_per_s'])} {unit}/s on the Python compact"
             " engine (the C extension is not built)"
         )
     fastest_states = max(filter(None, (states["c_per_s"], states["python_per_s"])))
     return (
-        f"Lance Assembly: the C compact engine plays {_rate(compact['c_per_s'])} bouts/s,"
+        f"{title}: the C compact engine plays {_rate(compact['c_per_s'])} {unit}/s,"
         f" {ratio(compact['ratio'])} its Python twin and"
         f" {ratio(compact['c_per_s'] / fastest_states)} the rules' States"
     )
 
 
-def look_ahead_summary(result: dict) -> str:
-    """Meeple Maneuver's planner: turns planned a second with the C kernel and its twin."""
-    row = next(row for row in result["rows"] if row["path"] == LOOK_AHEAD)
-    python = _rate(row["python_per_s"])
+def look_ahead_summary(row: dict) -> str:
+    """A game's planner: turns planned a second with the C kernel and its twin."""
+    title, python = get_game(row["game"]).title, _rate(row["python_per_s"])
     if row["c_per_s"] is None:
-        return f"Meeple Maneuver: {python} turns/s planned in Python (the C extension is not built)"
+        return f"{title}: {python} turns/s planned in Python (the C extension is not built)"
     return (
-        f"Meeple Maneuver: the planner plans {_rate(row['c_per_s'])} turns/s with the C"
+        f"{title}: the planner plans {_rate(row['c_per_s'])} turns/s with the C"
         f" look-ahead, {python} in Python: {ratio(row['ratio'])}"
     )
 

@@ -1,22 +1,21 @@
 """Where a search stops and what each seat scores there.
 
-A game's end scores its outcome. Lance Assembly is searched a bout at a time: a match is won
-bout by bout, each bout starts from an empty board, so what a turn is worth is what it does for
-the bout in progress, and a search that looked past the bout would spend its time on a next bout
-that no move now changes.
+A game's end scores its outcome, unless the game declares a horizon of its own (`SearchHooks.
+horizon`: a match won bout by bout is searched a bout at a time).
 """
 
 from __future__ import annotations
 
 from magboard.firmware.games import State
-from magboard.firmware.games.lance import LanceState
+from magboard.firmware.games.search import search_hooks
 
-from .playout import bout_rewards, rewards
+from .playout import rewards
 
 
 def ended(state: State) -> tuple[float, ...] | None:
     """The rewards if a search ends at `state`, else None."""
-    if isinstance(state, LanceState):
-        return bout_rewards(state.bouts[-1].winner) if state.over else None
+    horizon = search_hooks(state.game).horizon
+    if horizon is not None:
+        return horizon(state)
     outcome = state.outcome()
     return None if outcome is None else rewards(outcome, state.players)

@@ -1,7 +1,7 @@
 """Monte Carlo tree search over the rules' own positions, one atomic action an edge.
 
 Searching atomic actions rather than whole turns keeps every game's tree small at the top: a
-Lance Assembly turn (a tile placed, then one of hundreds of slides, the neutral tile anywhere in
+turn of several actions (a tile placed, then one of hundreds of slides, another tile anywhere in
 between) is a few levels of a few dozen edges, never one node with thousands of children. The
 tree's positions are `State`s, so what it may play is exactly what the referee accepts; the
 playouts below it are the fast part (`playout`, with C kernels where the time goes).
@@ -47,7 +47,7 @@ class Node:
     seat: int
     """Who decides here (`actor`)."""
     result: tuple[float, ...] | None
-    """The rewards, when the search ends here (the game or a Lance bout is over)."""
+    """The rewards, when the search ends here (the game, or its search's horizon, is over)."""
     untried: list[Action] = field(default_factory=list)
     children: dict[Action, Node] = field(default_factory=dict)
     visits: int = 0

@@ -9,8 +9,8 @@ fastest win; where there is none, the move that leaves the other player the most
 wrong, then the longest game; `normal` searches a quarter of the budget (or plays a move of the best
 value, any of them); `easy` a tenth, and sometimes plays any legal action instead; in a solved
 game it looks one move ahead only (a child can beat it: it misses wins and blocks now and then).
-Meeple Maneuver is planned rather than searched at `normal` and `strong` (see `_planned`); `easy`
-keeps the search, which as the first player seldom finds the captures it needs.
+A game with a planner of its own (`SearchHooks.planner`: a look-ahead over whole turns) is planned
+rather than searched at `normal` and `strong`; `easy` keeps the search.
 """
 
 from __future__ import annotations
@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from enum import Enum
 
 from magboard.firmware.games import CARRY_OUT, Action, Game, GameError, IllegalActionError, State
-from magboard.firmware.games.meeplemaneuver import MeepleState
+from magboard.firmware.games.search import Planner, search_hooks
 
-from . import meeples
 from .ends import ended
 from .mcts import Search, actor, settle
 from .solve import Solver, solver_for
@@ -133,8 +132,9 @@ class Opponent:
         if solver is not None:
             action = self._solved(state, solver)
             return _with_obligations(state.advance(action), [action])
-        if isinstance(state, MeepleState) and self.level is not Level.EASY:
-            return self._planned(state, deadline)
+        planner = search_hooks(state.game).planner
+        if planner is not None and self.level is not Level.EASY:
+            return self._planned(state, planner, deadline)
         search: Search | None = None
         actions: list[Action] = []
         while True:
@@ -146,23 +146,13 @@ class Opponent:
             if not _keeps_turn(state, seat, turn):
                 return _with_obligations(state, actions)
 
-    def _planned(self, state: MeepleState, deadline: float) -> tuple[Action, ...]:
-        """A Meeple Maneuver turn from the capture planner (engine/meeples.py): random playouts
-        almost never find the three captures the first player needs within its six meeples,
-        a look-ahead over whole turns does."""
-        actions: list[Action] = []
-        while state.pending:  # what the last turn captured, carried off before this one
-            actions.append(CARRY_OUT)
-            state = state.advance(CARRY_OUT)
-        if state.outcome() is not None:
-            return tuple(actions)
-        position = meeples.encode(state)
+    def _planned(self, state: State, planner: Planner, deadline: float) -> tuple[Action, ...]:
+        """A turn from the game's own planner, with `done` for each obligation it leaves."""
         careful = self.level is Level.STRONG
-        move = meeples.plan(position, self.rng, self.clock, deadline, careful=careful)
-        for action in move.actions(position.tiles):
-            actions.append(action)
+        actions = planner(state, self.rng, self.clock, deadline, careful=careful)
+        for action in actions:
             state = state.advance(action)
-        return _with_obligations(state, actions)
+        return _with_obligations(state, list(actions))
 
     def _solved(self, state: State, solver: Solver) -> Action:
         """The move of a solved game: every move's value is known, so `strong` needs no search

@@ -14,8 +14,9 @@ import sys
 import time
 from collections.abc import Callable
 
-from magboard.firmware.games import get_game
+from magboard.firmware.games import all_games, get_game
 from magboard.firmware.games.perft import perft as state_perft
+from magboard.firmware.games.search import search_hooks
 from magboard.firmware.table import aligned, ratio
 
 from . import linegames
@@ -25,10 +26,12 @@ try:
 except ImportError:
     c_linegames = None
 
-CASES = (
-    ("tic-tac-doh", {}, 5),
-    ("tic-tac-cap", {"variant": "classic"}, 5),
+CASES = tuple(
+    (game.name, dict(options), depth)
+    for game in all_games()
+    for options, depth in search_hooks(game).perft
 )
+"""The trees counted, as the games' search hooks declare them."""
 ROUNDS = 3
 
 

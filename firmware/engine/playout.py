@@ -3,9 +3,8 @@
 A playout plays uniformly random legal atomic actions to the end and scores that end. It is where
 a search spends its time, so each step does only what the rules require: the state's own actions
 (`advance`, no second legality check), obligations carried out without listing the one action
-they allow, and Lance Assembly's bouts handed whole to a compact engine (`engine.lance`) with a C
-kernel. Lance Assembly is played out to the end of the bout in progress, not the match: a bout is
-what a move now can win, and every later bout starts from an empty board.
+they allow; a game with a compact engine of its own (`SearchHooks.playout`, a C kernel with a
+pure-Python twin) hands its playouts to it, to where its search stops.
 """
 
 from __future__ import annotations
@@ -13,9 +12,7 @@ from __future__ import annotations
 import random
 
 from magboard.firmware.games import CARRY_OUT, Outcome, State
-from magboard.firmware.games.lance import LanceState
-
-from . import lance
+from magboard.firmware.games.search import search_hooks
 
 
 def rewards(outcome: Outcome, players: int) -> tuple[float, ...]:
@@ -26,18 +23,13 @@ def rewards(outcome: Outcome, players: int) -> tuple[float, ...]:
     return tuple(share if seat in outcome.winners else 0.0 for seat in range(players))
 
 
-def bout_rewards(winner: int | None) -> tuple[float, float]:
-    """A Lance Assembly bout's end as rewards: the winner's 1, or a half each for a stalemate."""
-    if winner is None:
-        return 0.5, 0.5
-    return (1.0, 0.0) if winner == 0 else (0.0, 1.0)
-
-
 def playout(state: State, rng: random.Random) -> tuple[float, ...]:
     """Uniformly random legal actions from `state` until the game ends (obligations carried
-    out: CARRY_OUT is then the only legal action), the rewards of the end."""
-    if type(state) is LanceState:
-        return bout_rewards(lance.playout_bout(state, rng))
+    out: CARRY_OUT is then the only legal action), the rewards of the end; where the game's
+    compact engine stops, if it has one."""
+    fast = search_hooks(state.game).playout
+    if fast is not None:
+        return fast(state, rng)
     return state_playout(state, rng)
 
 

@@ -22,25 +22,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from magboard.firmware.games import get_game
+from magboard.firmware.games import all_games, get_game
 from magboard.firmware.games.core import State
+from magboard.firmware.games.search import search_hooks
 
 from .linegames import STATUS, LineGame, encode, game_of, kernel, solver_key, unpack_value
 
 TABLES = Path(__file__).resolve().parent / "tables"
 OPENING_TURNS = 5
 """Turns from the start whose positions the opening tables hold."""
-TABLED = (
-    ("tic-tac-cap", {"variant": "classic", "cover_own": True}),
-    ("tic-tac-cap", {"variant": "classic", "cover_own": False}),
-    ("tic-tac-cap", {"variant": "easy-rider", "cover_own": True}),
-    ("tic-tac-cap", {"variant": "easy-rider", "cover_own": False}),
-    ("tic-tac-cap", {"variant": "manager", "cover_own": True}),
-    ("tic-tac-cap", {"variant": "manager", "cover_own": False}),
-    ("tic-tac-doh", {}),
+TABLED = tuple(
+    (game.name, dict(options)) for game in all_games() for options in search_hooks(game).tabled
 )
-"""The games and options whose whole solve takes more than a moment: the others (tic-tac-toe,
-heist, five-small) solve from the start in milliseconds."""
+"""The games and options whose whole solve takes more than a moment, as their search hooks
+declare them: the others solve from the start in milliseconds."""
 
 
 @dataclass(frozen=True, order=True)

@@ -15,22 +15,19 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 
-from magboard.firmware.games import CARRY_OUT, get_game
+from magboard.firmware.games import CARRY_OUT, all_games, get_game
+from magboard.firmware.games.search import search_hooks
 
 from .mcts import actor
 from .opponent import Level, Opponent
 from .playout import rewards
 
-GAMES: tuple[tuple[str, dict], ...] = (
-    ("tic-tac-toe", {}),
-    ("tic-tac-cap", {}),
-    ("tic-tac-doh", {}),
-    ("lance-assembly", {"clock": "none"}),
-    ("meep-tac-toe", {}),
-    ("meeple-maneuver", {}),
-    ("magnetmen", {}),
+GAMES: tuple[tuple[str, dict], ...] = tuple(
+    (game.name, dict(hooks.strength))
+    for game in all_games()
+    if (hooks := search_hooks(game)).strength is not None
 )
-"""Each game with its default options (Lance Assembly without clocks: a search has no hands)."""
+"""Each game the harness plays, with the options its search hooks give it."""
 
 TARGETS = {"random": 0.90, "easy": 0.70}
 """The least share of the points `strong` must take against each rival."""

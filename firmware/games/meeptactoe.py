@@ -19,6 +19,7 @@ from magboard.firmware import native
 from .core import Action, Game, Option, Outcome, State, match_notation
 from .grid import Cell, cell_name, parse_cell
 from .phrasing import Phrase
+from .search import BenchRow, SearchHooks, declare_search
 from .tiles import (
     QuarterTurn,
     Shift,
@@ -227,3 +228,6 @@ GAME = Game(
     phrase=_phrase,
 )
 MeepState.game = GAME
+
+# The AI bench times the advanced maneuver for every variant: the most actions a turn.
+declare_search(GAME, SearchHooks(bench=(BenchRow((("maneuver", "advanced"),)),)))

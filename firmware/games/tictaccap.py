@@ -22,6 +22,7 @@ from magboard.firmware import native
 
 from .core import PASS, Action, Game, Option, Outcome, Pass, State
 from .grid import Cell, cell_name, draw_grid
+from .search import SearchHooks, declare_search
 from .sized import (
     LARGE,
     LETTERS,
@@ -258,3 +259,17 @@ GAME = Game(
 TicTacCapState.game = GAME
 
 __all__ = ["GAME", "SMALL", "SUPPLIES", "Place", "TicTacCapState", "parse_action"]
+
+declare_search(
+    GAME,
+    SearchHooks(
+        # The variants whose whole solve takes more than a moment ship an opening table; heist
+        # and five-small solve from the start in milliseconds.
+        tabled=tuple(
+            {"variant": variant, "cover_own": cover_own}
+            for variant in ("classic", "easy-rider", "manager")
+            for cover_own in (True, False)
+        ),
+        perft=(({"variant": "classic"}, 5),),
+    ),
+)

@@ -23,6 +23,7 @@ from magboard.firmware import native
 
 from .core import Action, Game, Outcome, State
 from .grid import Cell, cell_name, draw_grid
+from .search import SearchHooks, declare_search
 from .sized import (
     LARGE,
     LETTERS,
@@ -262,3 +263,6 @@ GAME = Game(
 TicTacDohState.game = GAME
 
 __all__ = ["GAME", "STACKS", "Place", "TicTacDohState"]
+
+# Its whole solve takes more than a moment: it ships an opening table.
+declare_search(GAME, SearchHooks(tabled=({},), perft=(({}, 5),)))

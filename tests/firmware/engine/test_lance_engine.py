@@ -8,10 +8,10 @@ from types import ModuleType
 
 import pytest
 
-from magboard.firmware.engine import lance
-from magboard.firmware.engine.lance import action_of, code_of, encode
 from magboard.firmware.games import CARRY_OUT, get_game
 from magboard.firmware.games.lance import LanceState
+from magboard.firmware.games.lance import engine as lance
+from magboard.firmware.games.lance.engine import action_of, code_of, encode
 from magboard.firmware.native import py_lance
 from magboard.firmware.native.py_lance import ONGOING, STALEMATE
 

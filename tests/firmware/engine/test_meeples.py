@@ -8,10 +8,17 @@ from types import ModuleType
 
 import pytest
 
-from magboard.firmware.engine import meeples
-from magboard.firmware.engine.meeples import Position, best_turn, encode, plan, turns, winner
 from magboard.firmware.games import CARRY_OUT, get_game
 from magboard.firmware.games.meeplemaneuver import MeepleState, Place
+from magboard.firmware.games.meeplemaneuver import engine as meeples
+from magboard.firmware.games.meeplemaneuver.engine import (
+    Position,
+    best_turn,
+    encode,
+    plan,
+    turns,
+    winner,
+)
 from magboard.firmware.native import py_meeples
 
 TO_WIN = 3

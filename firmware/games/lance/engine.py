@@ -4,22 +4,31 @@ lance.c, or its pure-Python twin).
 
 The compact engine knows only a bout in progress; a state between bouts (the last one over, its
 tiles still to clear) has nothing left to play: its value is the bout just finished.
+
+Lance Assembly is searched a bout at a time (the hooks declared at the bottom): a match is won
+bout by bout, each bout starts from an empty board, so what a turn is worth is what it does for
+the bout in progress, and a search that looked past the bout would spend its time on a next bout
+that no move now changes.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from types import MappingProxyType
+from typing import Any
 
-from magboard.firmware.games import END_TURN, Action
-from magboard.firmware.games.lance import (
+from magboard.firmware.games.core import END_TURN, Action, State
+from magboard.firmware.games.lance.actions import (
     DIRECTIONS,
     NEUTRAL,
-    LanceState,
     Place,
     PlaceNeutral,
     Slide,
 )
-from magboard.firmware.games.lance import Position as Seen
+from magboard.firmware.games.lance.actions import Position as Seen
+from magboard.firmware.games.lance.rules import GAME, LanceState
+from magboard.firmware.games.search import COMPACT, BenchRow, SearchHooks, declare_search
 from magboard.firmware.native import py_lance
 from magboard.firmware.native.py_lance import (
     END,
@@ -30,6 +39,11 @@ from magboard.firmware.native.py_lance import (
     repetition_key,
 )
 from magboard.firmware.native.selection import load, requested
+
+try:
+    from magboard.firmware.native import c_lance
+except ImportError:
+    c_lance = None
 
 backend, kernel = load(requested(), "lance")
 """Which implementation plays bouts out ("c" or "python"), and its module."""
@@ -128,3 +142,62 @@ def playout_bout(state: LanceState, rng: random.Random) -> int | None:
     if result == ONGOING:
         result = kernel.playout(position, rng.getrandbits(64))[0]
     return None if result == STALEMATE else result
+
+
+def bout_rewards(winner: int | None) -> tuple[float, float]:
+    """A Lance Assembly bout's end as rewards: the winner's 1, or a half each for a stalemate."""
+    if winner is None:
+        return 0.5, 0.5
+    return (1.0, 0.0) if winner == 0 else (0.0, 1.0)
+
+
+def bout_end(state: LanceState) -> tuple[float, float] | None:
+    """Where a search stops: the rewards of the bout just over, else None."""
+    return bout_rewards(state.bouts[-1].winner) if state.over else None
+
+
+def bout_playout(state: LanceState, rng: random.Random) -> tuple[float, float]:
+    """The bout in progress played out by the compact engine, as rewards."""
+    return bout_rewards(playout_bout(state, rng))
+
+
+def _state_bout(state: LanceState, rng: random.Random) -> None:
+    """A Lance Assembly bout played out on the rules' States, as the compact engine plays it."""
+    choice = rng.choice
+    while not state.over:
+        state = state._play(choice(state._legal()))
+
+
+def _compact_runs(start: State, seed: int) -> dict:
+    """The AI bench's timed loops of the compact engine: bouts from `start`, seeds from `seed`,
+    by kernel."""
+    position = encode(start)
+
+    def kernel_run(kernel: Any) -> Callable[[int], None]:
+        def run(number: int) -> None:
+            for bout_seed in range(seed, seed + number):
+                kernel.playout(position, bout_seed)
+
+        return run
+
+    runs = {"python": kernel_run(py_lance)}
+    if c_lance is not None:
+        runs["c"] = kernel_run(c_lance)
+    return runs
+
+
+SEARCH_OPTIONS = tuple(GAME.searched_with.items())
+"""Without clocks: a search has no hands."""
+
+declare_search(
+    GAME,
+    SearchHooks(
+        horizon=bout_end,
+        playout=bout_playout,
+        bench=(
+            BenchRow(SEARCH_OPTIONS, COMPACT, runs=_compact_runs, unit="bouts"),
+            BenchRow(SEARCH_OPTIONS, play=_state_bout),
+        ),
+        strength=MappingProxyType(dict(SEARCH_OPTIONS)),
+    ),
+)

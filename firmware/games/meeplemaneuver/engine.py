@@ -11,12 +11,16 @@ anyway).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Any
 
-from magboard.firmware.games import CARRY_OUT, Action
-from magboard.firmware.games.meeplemaneuver import (
+from magboard.firmware.games.core import CARRY_OUT, Action, State
+from magboard.firmware.games.meeplemaneuver.rules import (
+    GAME,
     NEUTRAL,
     TO_WIN,
     MeepleState,
@@ -26,8 +30,15 @@ from magboard.firmware.games.meeplemaneuver import (
     kind_of,
     sandwiched,
 )
+from magboard.firmware.games.search import LOOK_AHEAD, BenchRow, SearchHooks, declare_search
 from magboard.firmware.games.tiles import OPPOSITE, WAYS, QuarterTurn, Shift, block, lattice
+from magboard.firmware.native import py_meeples
 from magboard.firmware.native.selection import load, requested
+
+try:
+    from magboard.firmware.native import c_meeples
+except ImportError:
+    c_meeples = None
 
 backend, kernel = load(requested(), "meeples")
 """Which implementation weighs next turns ("c" or "python"), and its module."""
@@ -257,3 +268,65 @@ def plan(
         elif weight == top:
             best.append(move)
     return best[0]
+
+
+def planned_turn(
+    state: MeepleState,
+    rng: random.Random,
+    clock: Callable[[], float],
+    deadline: float,
+    *,
+    careful: bool,
+) -> tuple[Action, ...]:
+    """A Meeple Maneuver turn from the capture planner: random playouts almost never find the
+    three captures the first player needs within its six meeples, a look-ahead over whole turns
+    does."""
+    actions: list[Action] = []
+    while state.pending:  # what the last turn captured, carried off before this one
+        actions.append(CARRY_OUT)
+        state = state.advance(CARRY_OUT)
+    if state.outcome() is not None:
+        return tuple(actions)
+    position = encode(state)
+    move = plan(position, rng, clock, deadline, careful=careful)
+    actions.extend(move.actions(position.tiles))
+    return tuple(actions)
+
+
+@contextmanager
+def _look_ahead(chosen: Any) -> Iterator[None]:
+    """The planner's kernel swapped for `chosen` (c_meeples or py_meeples) while timing."""
+    global kernel
+    saved, kernel = kernel, chosen
+    try:
+        yield
+    finally:
+        kernel = saved
+
+
+def _planner_runs(start: State, seed: int) -> dict:
+    """The AI bench's timed loops of the planner: turns planned from `start`, by kernel."""
+    start_position = encode(start)
+
+    def plan_run(chosen: Any) -> Callable[[int], None]:
+        def run(number: int) -> None:
+            rng = random.Random(seed)
+            with _look_ahead(chosen):
+                for _ in range(number):
+                    plan(start_position, rng, time.perf_counter, float("inf"))
+
+        return run
+
+    runs = {"python": plan_run(py_meeples)}
+    if c_meeples is not None:
+        runs["c"] = plan_run(c_meeples)
+    return runs
+
+
+declare_search(
+    GAME,
+    SearchHooks(
+        planner=planned_turn,
+        bench=(BenchRow(path=LOOK_AHEAD, runs=_planner_runs, unit="turns"), BenchRow()),
+    ),
+)

@@ -16,10 +16,10 @@ from typing import Any
 
 from magboard.firmware.article import with_article
 
-from .core import CARRY_OUT, Action, Game, Obligation, Option, Outcome, State, match_notation
-from .grid import Cell, cell_name, parse_cell
-from .phrasing import Phrase, put
-from .tiles import (
+from ..core import CARRY_OUT, Action, Game, Obligation, Option, Outcome, State, match_notation
+from ..grid import Cell, cell_name, parse_cell
+from ..phrasing import Phrase, put
+from ..tiles import (
     QuarterTurn,
     Shift,
     TiledState,
