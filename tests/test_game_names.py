@@ -19,20 +19,10 @@ SEARCHED = ("firmware", "host", "sim", "hardware")
 SKIPPED = {".md", ".pyc", ".png", ".svg", ".so", ".o", ".ico", ".woff2"}
 
 DEFAULT = "the default game of a command or a config: tic-tac-toe, which every board plays"
-HOOKS = "the search's per-game hooks (isinstance dispatch), being made generic in the engine"
 OVERLAY = "the printed overlay is Magnetmen's own, a host tool of the game"
 NOT_YET: dict[str, str] = {
     "firmware/app/run.py": DEFAULT,
-    "firmware/engine/ai_bench.py": "the engine benchmark's list of games and their positions",
-    "firmware/engine/ends.py": HOOKS,
-    "firmware/engine/lance.py": "Lance Assembly's engine, kept beside the other engines",
     "firmware/engine/linegames.py": "the line games' engine, kept beside the other engines",
-    "firmware/engine/meeples.py": "Meeple Maneuver's planner, kept beside the other engines",
-    "firmware/engine/opponent.py": HOOKS,
-    "firmware/engine/perft_bench.py": "the perft benchmark's list of games",
-    "firmware/engine/playout.py": HOOKS,
-    "firmware/engine/solve.py": "the solver's list of the games it solves",
-    "firmware/engine/strength.py": "the strength harness's list of games and their search options",
     "firmware/native/py_lance.py": "Lance Assembly's kernel, kept beside the other kernels",
     "hardware/install.py": DEFAULT,
     "host/overlay/command.py": OVERLAY,
