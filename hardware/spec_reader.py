@@ -1,7 +1,7 @@
 """Reading a board file: its TOML checked key by key and turned into a BoardSpec.
 
-Apart from spec.py so the values the firmware uses on every scan do not carry the rules of a
-hand-written file. Every rule lives here, each broken one refused with one line naming file and
+Apart from board_spec.py so the values the firmware uses on every scan do not carry the rules
+of a hand-written file. Every rule lives here, each broken one refused with one line naming file and
 field; the wiring maps (sensor bits, LEDs under places) are built here too, as the file is
 checked, since a map that cannot be built is a fault of the file.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from .spec import (
+from .board_spec import (
     EXPANDER_ADDRESSES,
     FILL_GROUPS,
     I2C_GPIOS,
