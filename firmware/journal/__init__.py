@@ -14,6 +14,10 @@ When the disk refuses (read-only, full, a directory in the database's place, a f
 a database) the board plays on in memory and the journal writes what it holds as soon as the
 disk takes it again. It never raises for any of this: `news()` says what happened, for the loop
 to report as fault events, and `behind` keeps the alert lit while writes wait.
+
+By job: `journal` (the `Journal`), `records` (what a record holds), `resume` (the game folded
+and rebuilt from its records), `store` (the database's schema, limits and trimming), `faults`
+(what is done when the disk refuses).
 """
 
 from .journal import Journal
