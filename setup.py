@@ -42,6 +42,7 @@ setup(
         "magboard.hardware": [
             "boards/*.toml",
             "magboard.service",
+            "magboard.toml",
             "magboard-update.*",
             "magboard-unchecked.*",
         ],

@@ -99,28 +99,9 @@ BUILD_LITTER = (
 )
 """What the source's copy leaves out: version control, environments, builds and caches."""
 
-CONFIG_TEXT = """\
-# magboard's configuration: the board, the game and how it runs unattended.
-# `magboard run --config /etc/magboard/magboard.toml` reads it; errors name this file and the key.
-board = "r1"                         # a reference board (mini, r1) or a board file
-game = "tic-tac-toe"                 # see `magboard games`
-takeback = true                      # restoring an earlier position takes moves back
-journal = "/var/lib/magboard/magboard.db"
-
-[options]                            # the game's options, as `magboard games` lists them
-
-[unattended]
-attract_after = 120                  # seconds untouched before the lights invite play; 0 = never
-reset_after = 300                    # seconds a finished game stands before a new one; 0 = never
-
-# Opening hours: outside them the board judges nothing and keeps the game (a day not named is
-# closed). `sudo magboard maintenance on --reason TEXT` takes it out of order until `off`.
-# [hours]
-# tuesday = "10:00-18:00"
-# friday = "18:00-02:00"             # past midnight: the night belongs to Friday
-# closed = ["2026-12-25"]
-# outside = "attract"                # or "dark"
-"""
+CONFIG_TEXT = (HERE / "magboard.toml").read_text(encoding="utf-8")
+"""The configuration a new install starts from (hardware/magboard.toml): the operator's to edit,
+never overwritten."""
 
 
 class InstallError(Exception):

@@ -1,23 +1,21 @@
 """Reading a board file: its TOML checked key by key and turned into a BoardSpec.
 
-Apart from spec.py so the values the firmware uses on every scan do not carry the rules of a
-hand-written file. Every rule lives here, each broken one refused with one line naming file and
+Apart from board_spec.py so the values the firmware uses on every scan do not carry the rules
+of a hand-written file. Every rule lives here, each broken one refused with one line naming file and
 field; the wiring maps (sensor bits, LEDs under places) are built here too, as the file is
 checked, since a map that cannot be built is a fault of the file.
 """
 
 from __future__ import annotations
 
-import math
 import re
-import reprlib
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from .spec import (
+from .board_spec import (
     EXPANDER_ADDRESSES,
     FILL_GROUPS,
     I2C_GPIOS,
@@ -53,18 +51,10 @@ from .spec import (
     place_label,
     place_label_any,
 )
+from .spec_fields import NAME, FieldReader, shown, wide_integer
 
-_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 _LED_PIN = re.compile(r"D([0-9]{1,2})")
 _I2C_ROLE = {2: "SDA", 3: "SCL"}
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]{1,40}")
-_TOML_INTS = range(-(2**63), 2**63)
-"""TOML's integers are 64-bit; tomllib reads any, and one of thousands of digits cannot even be
-printed in a message."""
-_SHORT = reprlib.Repr()
-_SHORT.maxstring = _SHORT.maxother = 40
-"""A value from the file, shown in a message: long strings and lists cut short, on one line."""
-
 KEYS: Mapping[str, tuple[str, ...]] = {
     "": (
         "name",
@@ -119,15 +109,6 @@ def read_board(path: Path) -> BoardSpec:
     return _Reader(path).board(data)
 
 
-def _shown(value: Any) -> str:
-    return _SHORT.repr(value)
-
-
-def _key(key: str) -> str:
-    """A key as a field path shows it: quoted, as TOML would, unless it is a short bare key."""
-    return key if _BARE_KEY.fullmatch(key) else _shown(key)
-
-
 def _duration(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:,.1f} s"
 
@@ -136,111 +117,18 @@ def _hex(address: int) -> str:
     return f"0x{address:02x}" if address >= 0 else str(address)
 
 
-def _wide_integer(data: Mapping[str, Any]) -> tuple[str, int] | None:
-    """The first integer beyond TOML's 64 bits, in file order, and where it is."""
-    stack: list[tuple[str, Any]] = [("", data)]
-    while stack:  # a loop, not recursion: the tables may be nested as deep as tomllib allows
-        where, value = stack.pop()
-        if isinstance(value, dict):
-            items = [(f"{where}.{_key(k)}" if where else _key(k), v) for k, v in value.items()]
-            stack.extend(reversed(items))
-        elif isinstance(value, list):
-            stack.extend(reversed([(f"{where}[{i}]", v) for i, v in enumerate(value)]))
-        elif isinstance(value, int) and value not in _TOML_INTS:
-            return where, value
-    return None
-
-
-class _Reader:
+class _Reader(FieldReader):
     """Reads one file, raising BoardSpecError that names the file and the field at fault."""
 
+    keys = KEYS
+
     def __init__(self, path: Path) -> None:
-        self.path = path
+        super().__init__(path)
         self.interrupt_at: dict[int, str] = {}
         """GPIO of each INT line and the first field that names it."""
 
-    def fail(self, where: str, problem: str) -> BoardSpecError:
-        return BoardSpecError(f"{self.path.name}: {where}: {problem}")
-
-    def get(
-        self,
-        table: Mapping[str, Any],
-        key: str,
-        kind: type | tuple[type, ...],
-        where: str,
-        default: Any = ...,
-    ) -> Any:
-        if key not in table:
-            if default is ...:
-                raise self.fail(f"{where}.{key}" if where else key, "missing")
-            return default
-        value = table[key]
-        kinds = kind if isinstance(kind, tuple) else (kind,)
-        if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
-            names = " or ".join(k.__name__ for k in kinds)
-            field = f"{where}.{key}" if where else key
-            raise self.fail(field, f"must be {names}, not {_shown(value)}")
-        return value
-
-    def finite(self, table: Mapping[str, Any], key: str, where: str) -> float:
-        """A number that every comparison can judge: nan passes no test, and so fails none."""
-        value = float(self.get(table, key, (int, float), where))
-        if not math.isfinite(value):
-            raise self.fail(f"{where}.{key}", f"must be a finite number, not {value}")
-        return value
-
-    def known(self, table: Mapping[str, Any], kind: str, where: str) -> None:
-        """Refuses keys the format does not have (a typo would otherwise fall back silently
-        to a default)."""
-        for key in table:
-            if key not in KEYS[kind]:
-                raise self.fail(
-                    f"{where}.{_key(key)}" if where else _key(key),
-                    f"unknown key (known here: {', '.join(KEYS[kind])})",
-                )
-
-    def table(self, data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
-        found = self.get(data, key, dict, "")
-        self.known(found, key, key)
-        return found
-
-    def tables(
-        self, data: Mapping[str, Any], key: str, required: bool = True, within: str = ""
-    ) -> Iterator[tuple[str, Mapping[str, Any]]]:
-        path = f"{within}.{key}" if within else key
-        items = self.get(data, key, list, within, None if not required else ...)
-        if items is None:
-            return
-        if required and not items:
-            raise self.fail(path, "needs at least one entry")
-        for i, item in enumerate(items):
-            where = f"{path}[{i}]"
-            if not isinstance(item, dict):
-                raise self.fail(where, f"must be a table, not {_shown(item)}")
-            self.known(item, path, where)
-            yield where, item
-
-    def name(self, table: Mapping[str, Any], where: str) -> str:
-        value = self.get(table, "name", str, where)
-        if not _NAME.fullmatch(value):
-            raise self.fail(
-                f"{where}.name" if where else "name",
-                f"{_shown(value)} is not a name (a letter, then letters, digits, - or _)",
-            )
-        return value
-
-    def unique(self, names: list[str], where: str) -> None:
-        first: dict[str, int] = {}
-        for i, name in enumerate(names):
-            if name in first:
-                raise self.fail(
-                    f"{where}[{i}].name",
-                    f"{_shown(name)} is also the name of {where}[{first[name]}]",
-                )
-            first[name] = i
-
     def board(self, data: Mapping[str, Any]) -> BoardSpec:
-        wide = _wide_integer(data)
+        wide = wide_integer(data)
         if wide is not None:
             where, value = wide
             raise self.fail(
@@ -299,7 +187,7 @@ class _Reader:
         fill = self.get(wiring, "fill", list, "wiring", list(FILL_GROUPS))
         if not all(isinstance(group, str) for group in fill) or sorted(fill) != sorted(FILL_GROUPS):
             raise self.fail(
-                "wiring.fill", f"must order exactly {list(FILL_GROUPS)}, not {_shown(fill)}"
+                "wiring.fill", f"must order exactly {list(FILL_GROUPS)}, not {shown(fill)}"
             )
         sensors = self.sensors(cells, channels, trays, tuple(fill), expanders)
         led_index = self.led_map(leds, cells, columns, trays)
@@ -328,7 +216,7 @@ class _Reader:
     def cell(self, text: Any, columns: int, rows: int, where: str) -> Cell:
         match = re.fullmatch(r"([a-p])([0-9]{1,2})", text) if isinstance(text, str) else None
         if not match:
-            raise self.fail(where, f"{_shown(text)} is not a cell name like b2")
+            raise self.fail(where, f"{shown(text)} is not a cell name like b2")
         cell = ord(match[1]) - ord("a"), int(match[2]) - 1
         if not (0 <= cell[0] < columns and 0 <= cell[1] < rows):
             raise self.fail(where, f"{text} is off the {columns}x{rows} lattice")
@@ -338,7 +226,7 @@ class _Reader:
         senses = self.get(t, "senses", str, where)
         if senses not in SENSES:
             raise self.fail(
-                f"{where}.senses", f"must be one of {', '.join(SENSES)}, not {_shown(senses)}"
+                f"{where}.senses", f"must be one of {', '.join(SENSES)}, not {shown(senses)}"
             )
         return Channel(self.name(t, where), self.get(t, "where", str, where), senses)
 
@@ -380,7 +268,7 @@ class _Reader:
     def mux(self, where: str, t: Mapping[str, Any], buses: set[str]) -> Mux:
         bus = self.get(t, "bus", str, where)
         if bus not in buses:
-            raise self.fail(f"{where}.bus", f"no i2c bus named {_shown(bus)}")
+            raise self.fail(f"{where}.bus", f"no i2c bus named {shown(bus)}")
         address = self.get(t, "address", int, where)
         if address not in MUX_ADDRESSES:
             raise self.fail(
@@ -406,7 +294,7 @@ class _Reader:
         for where, t in self.tables(data, "expanders"):
             bus = self.get(t, "bus", str, where)
             if bus not in buses:
-                raise self.fail(f"{where}.bus", f"no i2c bus named {_shown(bus)}")
+                raise self.fail(f"{where}.bus", f"no i2c bus named {shown(bus)}")
             mux = self.get(t, "mux", str, where, None)
             channel = None
             if mux is None:
@@ -414,7 +302,7 @@ class _Reader:
                     raise self.fail(f"{where}.mux_channel", "needs a mux (mux = NAME)")
             else:
                 if mux not in muxes:
-                    raise self.fail(f"{where}.mux", f"no mux named {_shown(mux)}")
+                    raise self.fail(f"{where}.mux", f"no mux named {shown(mux)}")
                 if muxes[mux].bus != bus:
                     raise self.fail(
                         f"{where}.mux", f"mux {mux!r} is on bus {muxes[mux].bus}, not on {bus}"
@@ -446,8 +334,8 @@ class _Reader:
                     or isinstance(address, bool)
                     or address not in EXPANDER_ADDRESSES
                 ):
-                    shown = _hex(address) if isinstance(address, int) else _shown(address)
-                    raise self.fail(at, f"{shown} is not an MCP23017 address (0x20 to 0x27)")
+                    text = _hex(address) if isinstance(address, int) else shown(address)
+                    raise self.fail(at, f"{text} is not an MCP23017 address (0x20 to 0x27)")
                 clash = taken.get((segment, address))
                 if clash is not None:
                     raise self.fail(
@@ -522,11 +410,11 @@ class _Reader:
         if not match or int(match[1]) not in PI_GPIOS or int(match[1]) in I2C_GPIOS:
             raise self.fail(
                 "leds.pin",
-                f"{_shown(pin)} is not a free Pi GPIO named as Blinka does (D4 to D27)",
+                f"{shown(pin)} is not a free Pi GPIO named as Blinka does (D4 to D27)",
             )
         order = self.get(t, "order", str, "leds", "GRB")
         if sorted(order) not in (sorted("RGB"), sorted("RGBW")):
-            raise self.fail("leds.order", f"{_shown(order)} is not a pixel order like GRB")
+            raise self.fail("leds.order", f"{shown(order)} is not a pixel order like GRB")
         count = self.get(t, "count", int, "leds")
         if count < 1:
             raise self.fail("leds.count", f"must be 1 or more, not {count}")
@@ -545,12 +433,12 @@ class _Reader:
             layout = self.get(s, "layout", str, where, "rows")
             if layout not in LAYOUTS:
                 raise self.fail(
-                    f"{where}.layout", f"must be one of {', '.join(LAYOUTS)}, not {_shown(layout)}"
+                    f"{where}.layout", f"must be one of {', '.join(LAYOUTS)}, not {shown(layout)}"
                 )
             names = self.get(s, "names", list, where, [])
             for i, status in enumerate(names):
-                if not isinstance(status, str) or not _NAME.fullmatch(status):
-                    raise self.fail(f"{where}.names[{i}]", f"{_shown(status)} is not a name")
+                if not isinstance(status, str) or not NAME.fullmatch(status):
+                    raise self.fail(f"{where}.names[{i}]", f"{shown(status)} is not a name")
             if names and places != "status":
                 raise self.fail(f"{where}.names", "only a 'status' segment has names")
             start = self.get(s, "start", int, where)
@@ -582,7 +470,7 @@ class _Reader:
             else:
                 raise self.fail(
                     f"{where}.places",
-                    f"{_shown(segment.places)} is not 'cells', "
+                    f"{shown(segment.places)} is not 'cells', "
                     "'status' or 'tray:NAME' of a tray on this board",
                 )
             for offset, place in enumerate(places):
