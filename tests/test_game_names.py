@@ -24,7 +24,7 @@ NOT_YET: dict[str, str] = {
     "firmware/app/run.py": DEFAULT,
     "firmware/engine/linegames.py": "the line games' engine, kept beside the other engines",
     "firmware/native/py_lance.py": "Lance Assembly's kernel, kept beside the other kernels",
-    "hardware/install.py": DEFAULT,
+    "hardware/magboard.toml": DEFAULT,
     "host/overlay/command.py": OVERLAY,
     "host/overlay/layout.py": OVERLAY,
     "host/overlay/legend.py": OVERLAY,
