@@ -27,14 +27,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from magboard.firmware.app import wiring
-from magboard.firmware.games import get_game
+from magboard.firmware.games import DEFAULT_GAME, get_game
 from magboard.firmware.table import aligned
 from magboard.hardware.spec import load_board
 
 from .board import SimBoard
 
 BOARDS = ("r1", "mini")
-GAME = "tic-tac-toe"
+GAME = DEFAULT_GAME
 """Any game with a profile on every board will do: a scan reads every expander whatever is
 played."""
 MIN_SCANS = 20

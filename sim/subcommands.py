@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from magboard.firmware.app.errors import CommandError
 from magboard.firmware.app.opponent_seat import add_arguments as add_ai_arguments
+from magboard.firmware.games import DEFAULT_GAME
 from magboard.firmware.subcommands import add_game_options
 
 BENCHES = {
@@ -42,7 +43,7 @@ def add(commands: argparse._SubParsersAction) -> None:
     demo = add_game_options(
         commands.add_parser("demo", help="a random game played in the simulator")
     )
-    demo.add_argument("game", nargs="?", default="tic-tac-toe")
+    demo.add_argument("game", nargs="?", default=DEFAULT_GAME)
     demo.add_argument("--board", default="mini")
     demo.add_argument("--seed", type=int, default=None)
     demo.add_argument("--speed", type=float, default=4.0, help="times real time (0: no waiting)")
@@ -50,7 +51,7 @@ def add(commands: argparse._SubParsersAction) -> None:
 
     sim = add_game_options(commands.add_parser("sim", help="a simulated board in the browser"))
     sim.add_argument("--board", default="mini", help="board name or file (default mini)")
-    sim.add_argument("--game", default="tic-tac-toe")
+    sim.add_argument("--game", default=DEFAULT_GAME)
     add_ai_arguments(sim)
     sim.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     sim.add_argument("--port", type=int, default=8800, help="port to listen on (8800; 0: any)")
@@ -76,7 +77,7 @@ def add(commands: argparse._SubParsersAction) -> None:
     soak = add_ai_arguments(
         add_game_options(commands.add_parser("soak", help="many random games with faults"))
     )
-    soak.add_argument("--game", default="tic-tac-toe")
+    soak.add_argument("--game", default=DEFAULT_GAME)
     soak.add_argument("--board", default="r1")
     soak.add_argument("--games", type=int, default=100)
     soak.add_argument("--seed", type=int, default=1)

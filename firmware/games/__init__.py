@@ -25,8 +25,12 @@ from .registry import all_games, get_game, register
 for _module in (tictactoe, tictaccap, tictacdoh, lance, meeptactoe, meeplemaneuver, magnetmen):
     register(_module.GAME)
 
+DEFAULT_GAME = all_games()[0].name
+"""The game a board plays where none is chosen: the first the menus offer."""
+
 __all__ = [
     "CARRY_OUT",
+    "DEFAULT_GAME",
     "END_TURN",
     "PASS",
     "Action",

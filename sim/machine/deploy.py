@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from magboard.firmware.games import DEFAULT_GAME
 from magboard.hardware import versioning
 from magboard.sim.machine import build
 from magboard.sim.machine.vm import Machine, MachineError
@@ -167,7 +168,7 @@ def write_drop_in(machine: Machine) -> str:
 def write_config(
     machine: Machine,
     board: str,
-    game: str = "tic-tac-toe",
+    game: str = DEFAULT_GAME,
     mqtt: str | None = None,
     board_id: str = "hil",
 ) -> str:
