@@ -1,6 +1,6 @@
 """A year of a busy board's journal in a few minutes: `magboard bench journal`.
 
-Games of every kind are played into the real journal (firmware/journal.py) on a virtual
+Games of every kind are played into the real journal (firmware/journal/) on a virtual
 calendar, a day at a time, as a cafe's board plays them: turns of a random legal playout, some
 taken back, the power cut now and then in the middle of a game, and now and then a record worn
 bad on the card before the board comes back. After each cut the board resumes from the journal,
