@@ -64,6 +64,7 @@ from magboard.firmware.events import (
 )
 from magboard.firmware.games import Game, GameError, get_game
 from magboard.firmware.profiles import ProfileError
+from magboard.firmware.rules_pages import lights_markdown, rules_markdown
 from magboard.firmware.words import Describer, Words
 from magboard.hardware.spec import BoardSpec, board_names, load_board
 
@@ -475,13 +476,9 @@ def rules_text(name: str) -> str | None:
     """The rules of a game, or the legend of the lights (`lights`), as Markdown; None where
     there are none to show."""
     try:
-        from magboard.host import rules
-    except ImportError:
-        return None
-    try:
         if name == "lights":
-            return rules.lights_markdown()
-        return rules.rules_markdown(get_game(name).name)
+            return lights_markdown()
+        return rules_markdown(get_game(name).name)
     except (GameError, ImportError, LookupError, OSError, ValueError):
         return None
 
