@@ -41,22 +41,6 @@ KNOWN_CYCLES: dict[frozenset[str], str] = {
     frozenset({"sim.soak", "sim.soak_ai", "sim.soak_people"}): (
         "sim: the soak and its subclasses per game family, being made generic"
     ),
-    frozenset(
-        {
-            "firmware.app.link",
-            "firmware.app.loop",
-            "firmware.app.menu",
-            "firmware.app.mqtt",
-            "firmware.app.mqtt_commands",
-            "firmware.app.mqtt_health",
-            "firmware.app.mqtt_status",
-            "firmware.app.remote",
-            "firmware.app.run",
-            "firmware.app.selftest_command",
-            "firmware.app.service_report",
-            "firmware.app.wiring",
-        }
-    ): "app: the loop, the links and the run module reach each other by deferred imports",
     frozenset({"sim.chardev.daemon", "sim.chardev.world_channel"}): (
         "sim: the character-device daemon and its channel to the world, being split"
     ),

@@ -34,6 +34,7 @@ from .maintenance import maintenance_file
 from .mqtt_settings import POLL as MQTT_POLL
 from .mqtt_settings import MqttSettingError, MqttSettings, settings
 from .notify import Notifier
+from .pi_board import open_pi_board
 from .selftest import default_button
 from .service_report import ServiceReport, stop_on_sigterm
 from .unattended import Unattended
@@ -307,14 +308,3 @@ def open_remote(request: RunRequest, loop: BoardLoop) -> RemoteMatch:
 
     assert request.remote is not None and request.seat is not None
     return open_match(request.remote, request.seat, loop)
-
-
-def open_pi_board(spec: BoardSpec):
-    from magboard.hardware.real import HardwareUnavailableError, PiBoard
-
-    try:
-        return PiBoard(spec)
-    except HardwareUnavailableError as error:
-        raise CommandError(str(error)) from None
-    except (OSError, ValueError) as error:
-        raise CommandError(f"cannot start board {spec.name}: {error}") from None

@@ -19,6 +19,7 @@ import pytest
 import serial
 from stones import StonesState, stones, stones_profile
 
+from magboard.firmware.app import wiring
 from magboard.firmware.app.link import LinkURLError, SerialLink
 from magboard.firmware.app.loop import BoardLoop
 from magboard.firmware.events import (
@@ -264,7 +265,12 @@ def stones_board():
     for slot in range(1, 5):
         world.add(WorldKind(a_stone.name, a_stone.signature), Slot("A", slot))
     events: list[Event] = []
-    loop = BoardLoop(board, Referee(profile, StonesState(), events.append), [events.append])
+    loop = BoardLoop(
+        board,
+        Referee(profile, StonesState(), events.append),
+        [events.append],
+        referee_for=wiring.referee_for,
+    )
     link = SerialLink("pty", loop)
     loop.start()
     return loop, world, events, link
