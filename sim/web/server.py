@@ -60,7 +60,6 @@ from magboard.firmware.events import (
     MaintenanceChanged,
     Note,
     Obligation,
-    SimBoardInfo,
 )
 from magboard.firmware.games import Game, GameError, get_game
 from magboard.firmware.profiles import ProfileError
@@ -70,6 +69,7 @@ from magboard.hardware.spec import BoardSpec, board_names, load_board
 
 from ..commands import CommandRefused, Hands
 from ..session import SimSession
+from .events import SimBoardInfo
 from .guard import Guard, is_loopback
 from .snapshot import (
     PieceDrawing,
