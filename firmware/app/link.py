@@ -18,18 +18,18 @@ answered with a `note` whose text begins "refused:", and nothing changes.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import socket
 import threading
 import tty
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import serial
 
 from magboard.firmware.events import REFUSED, Event, FaultSurvived, GameStarted, LedFrame, Note
 
+from .commands import Link, Refused, decoded, new_game_of, read, short, start
 from .loop import BoardLoop
 
 BAUD = 115200
@@ -53,22 +53,10 @@ TCP = "tcp://"
 """Another spelling of pyserial's `socket://`, the one people expect."""
 MAX_CLIENTS = 8
 """Most hosts connected to a listener at once; a further one is turned away."""
-FIELDS: Mapping[str, frozenset[str]] = {
-    "hello": frozenset(),
-    "state": frozenset(),
-    "press": frozenset({"button"}),
-    "choose": frozenset({"action"}),
-    "new-game": frozenset(),
-}
-"""Each command and the fields it takes besides `do`."""
 
 
 class LinkURLError(ValueError):
     """A link URL no port can be opened from, ever (an unknown scheme, a malformed address)."""
-
-
-class Refused(ValueError):
-    """A command line the board will not carry out; the message says why."""
 
 
 class Port(Protocol):
@@ -451,38 +439,22 @@ class SerialLink:
 
     def _line(self, line: bytes, now: float) -> None:
         try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError:
-            self._refuse(now, "not UTF-8")
+            text = decoded(line)
+        except Refused as error:
+            self._refuse(now, str(error))
             return
         if not text.strip():
             return
         try:
-            command = json.loads(text)
-        except json.JSONDecodeError as error:
-            self._refuse(now, f"not JSON ({error.msg} at column {error.colno})")
-            return
-        except RecursionError:
-            self._refuse(now, "not JSON (nested too deeply)")
-            return
-        try:
-            self._do(command, now)
+            self._do(read(text, Link.SERIAL), now)
         except Refused as error:
             self._refuse(now, str(error))
         except Exception as error:  # a bug must not take the board down
             self._refuse(now, f"the board could not do that ({type(error).__name__})")
 
-    def _do(self, command: Any, now: float) -> None:
-        if not isinstance(command, dict):
-            raise Refused('a command is a JSON object, like {"do": "hello"}')
-        if "do" not in command:
-            raise Refused('a command says what to do, like {"do": "hello"}')
+    def _do(self, command: dict[str, Any], now: float) -> None:
+        """Carries out a command `read` has checked."""
         name = command["do"]
-        if not isinstance(name, str) or name not in FIELDS:
-            raise Refused(f"unknown command {_short(name)} (commands: {', '.join(FIELDS)})")
-        extra = sorted(set(command) - FIELDS[name] - {"do"})
-        if extra:
-            raise Refused(f"{name}: unknown field {_short(extra[0])}")
         if name == "hello":
             self._reply(Note(now, self.hello()))
         elif name == "state":
@@ -500,7 +472,7 @@ class SerialLink:
             except ValueError as error:
                 raise Refused(f"choose: {error}") from None
         else:
-            self.loop.new_game(now)
+            start(new_game_of(command), self.loop, now)
 
     def _button(self, command: dict[str, Any]) -> str:
         spec = self.loop.board.spec
@@ -510,7 +482,7 @@ class SerialLink:
         button = command["button"]
         if not isinstance(button, str) or button not in names:
             raise Refused(
-                f"press: no button {_short(button)} on board {spec.name} "
+                f"press: no button {short(button)} on board {spec.name} "
                 f"(buttons: {', '.join(names)})"
             )
         return button
@@ -631,11 +603,6 @@ def _close_quietly(port: Port) -> None:
 
 def _events(count: int) -> str:
     return "1 event" if count == 1 else f"{count} events"
-
-
-def _short(value: Any, limit: int = 40) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _option(value: Any) -> str:

@@ -213,7 +213,8 @@ GARBAGE = [
     (b'{"do": "fly"}', "unknown command 'fly' (commands: hello, state, press, choose, new-game)"),
     (b'{"do": 3}', "unknown command 3"),
     (b'{"do": "hello", "please": true}', "hello: unknown field 'please'"),
-    (b'{"do": "new-game", "game": "chess"}', "new-game: unknown field 'game'"),
+    (b'{"do": "new-game", "board": "r1"}', "new-game: unknown field 'board'"),
+    (b'{"do": "new-game", "game": "chess"}', "new-game: no game called 'chess'"),
     (b'{"do": "press"}', "press: which button?"),
     (b'{"do": "press", "button": 1}', "press: no button 1 on board mini"),
     (
