@@ -26,17 +26,25 @@ class Link(Enum):
 
     SERIAL = "serial"
     MQTT = "mqtt"
+    PAGE = "page"
+    """The simulator's web page (sim/web/server.py): its hands' commands are its own."""
 
 
 @dataclass(frozen=True)
 class Declared:
     """One command: `do` is `name`; it takes `fields` (besides `do`), over `links`; `answer`
-    says what the sender hears back when it is carried out."""
+    says what the sender hears back when it is carried out; `more` are fields only one link
+    takes besides."""
 
     name: str
     fields: frozenset[str]
     links: frozenset[Link]
     answer: str
+    more: tuple[tuple[Link, frozenset[str]], ...] = ()
+
+    def fields_over(self, link: Link) -> frozenset[str]:
+        """The fields this command takes over `link`."""
+        return self.fields.union(*(more for over, more in self.more if over is link))
 
 
 COMMANDS: tuple[Declared, ...] = (
@@ -67,8 +75,10 @@ COMMANDS: tuple[Declared, ...] = (
     Declared(
         "new-game",
         frozenset({"game", "options"}),
-        frozenset({Link.SERIAL, Link.MQTT}),
+        frozenset({Link.SERIAL, Link.MQTT, Link.PAGE}),
         "a game-started: the game again, or another (`game`, `options`)",
+        # The page sets a simulated board up afresh: on another board, with a seat it plays.
+        more=((Link.PAGE, frozenset({"board", "ai"})),),
     ),
     Declared("brightness", frozenset({"level"}), frozenset({Link.MQTT}), "the lights' level"),
     Declared("selftest", frozenset(), frozenset({Link.MQTT}), "the self-test's report"),
@@ -114,6 +124,12 @@ def read(text: str, link: Link) -> dict[str, Any]:
         raise Refused(f"not JSON ({error.msg} at column {error.colno})") from None
     except RecursionError:
         raise Refused("not JSON (nested too deeply)") from None
+    return checked(command, link)
+
+
+def checked(command: Any, link: Link) -> dict[str, Any]:
+    """`command`, decoded from JSON, if it is one `link` takes with only the fields it takes;
+    Refused names what is wrong."""
     known = commands_over(link)
     example = f'{{"do": "{next(iter(known))}"}}'
     if not isinstance(command, dict):
@@ -123,7 +139,7 @@ def read(text: str, link: Link) -> dict[str, Any]:
     name = command["do"]
     if not isinstance(name, str) or name not in known:
         raise Refused(f"unknown command {short(name)} (commands: {', '.join(known)})")
-    extra = sorted(set(command) - known[name].fields - {"do"})
+    extra = sorted(set(command) - known[name].fields_over(link) - {"do"})
     if extra:
         raise Refused(f"{name}: unknown field {short(extra[0])}")
     return command

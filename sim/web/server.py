@@ -47,6 +47,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from magboard.firmware.app.board_player import Thinking
+from magboard.firmware.app.commands import Link, Refused, checked, new_game_of
 from magboard.firmware.app.errors import CommandError
 from magboard.firmware.app.hours import OpeningHours
 from magboard.firmware.app.opponent_seat import from_args, needs_seat, seat_of
@@ -381,16 +382,19 @@ class BoardHost:
         self.hands.run(command)
 
     def _new_game(self, command: Mapping[str, Any]) -> None:
-        unknown = set(command) - {"do", "game", "options", "board", "ai"}
-        if unknown:
-            raise CommandRefused(f"new-game: unknown field {sorted(unknown)[0]!r}")
-        name = command.get("game", self.session.game.name)
-        given = command.get("options", {})
+        """`new-game` as on every link (firmware/app/commands.py): the game again with no
+        `game` nor `options`, else `game` (the one being played if not given) with `options`
+        over its defaults; here the board is set up afresh, on `board` if given."""
+        try:
+            asked = new_game_of(checked(dict(command), Link.PAGE))
+        except Refused as error:
+            raise CommandRefused(str(error)) from None
+        name = asked.game if asked.game is not None else self.session.game.name
+        if asked.game is None and asked.options is None:
+            given: Mapping[str, Any] = self.session.options
+        else:
+            given = asked.options or {}
         board = command.get("board", self.spec.name)
-        if not isinstance(name, str):
-            raise CommandRefused("new-game: game is a name")
-        if not isinstance(given, dict):
-            raise CommandRefused("new-game: options is an object of NAME: VALUE")
         if not isinstance(board, str) or board not in board_names():
             raise CommandRefused(
                 f"new-game: board is one of {', '.join(board_names())}, not {board!r}"
