@@ -67,7 +67,7 @@ DRIVER_EXCEPTIONS: dict[str, tuple[str, str]] = {
         "the one fake of the NeoPixel wire: the real adafruit_neopixel runs and only its write"
         " is captured (README, How it works)",
     ),
-    "firmware.app.link": (
+    "firmware.app.ports": (
         "serial",
         "the serial link to a host speaks over a USB serial port: pyserial is its transport,"
         " not a driver of the board's electronics",

@@ -28,13 +28,14 @@ from .config import DEFAULT_JOURNAL, Config, ConfigError, load_config
 from .errors import CommandError
 from .hours import OpeningHours
 from .link import POLL as LINK_POLL
-from .link import LinkURLError, SerialLink
+from .link import SerialLink
 from .loop import BoardLoop
 from .maintenance import maintenance_file
 from .mqtt_settings import POLL as MQTT_POLL
 from .mqtt_settings import MqttSettingError, MqttSettings, settings
 from .notify import Notifier
 from .pi_board import open_pi_board
+from .ports import LinkURLError
 from .selftest import default_button
 from .service_report import ServiceReport, stop_on_sigterm
 from .unattended import Unattended
