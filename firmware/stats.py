@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .app.errors import CommandError
+from .errors import CommandError
 
 T = TypeVar("T")
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import serial
 
-from magboard.firmware.app.link import TCP, LinkURLError, address, socket_url
+from magboard.firmware.app.ports import TCP, LinkURLError, address, socket_url
 from magboard.firmware.events import Event, EventError, event_from_json
 
 BAUD = 115200

@@ -74,7 +74,7 @@ def add(commands: argparse._SubParsersAction) -> None:
 
 
 def _rules(args: argparse.Namespace) -> int:
-    from .rules import rules_markdown
+    from magboard.firmware.rules_pages import rules_markdown
 
     print(rules_markdown(args.game), end="")
     return 0

@@ -27,14 +27,7 @@ from magboard.firmware.app.board_player import Thinking
 from magboard.firmware.app.config import SIM_JOURNAL
 from magboard.firmware.app.maintenance import maintenance_file
 from magboard.firmware.app.notify import Notifier
-from magboard.firmware.app.run import (
-    RunRequest,
-    open_link,
-    open_mqtt,
-    open_remote,
-    print_event,
-    request_of,
-)
+from magboard.firmware.app.run import Links, RunRequest, print_event, request_of
 from magboard.firmware.app.service_report import ServiceReport, stop_on_sigterm
 from magboard.firmware.events import Event, LedFrame, Note
 from magboard.firmware.journal import Resume
@@ -76,16 +69,14 @@ def run_console(request: RunRequest, *, leds: bool = False) -> int:
         ai=request.ai,
         thinking=Thinking(budget=request.ai_budget),  # real time: the real clock
     )
-    serial_link = open_link(request.link, session.loop) if request.link else None
-    mqtt = remote = None
+    links = Links()
     # Under a service manager (systemd, or a test standing in for it), as `magboard run` is.
     report = ServiceReport.from_environ(os.environ, session.loop)
     notifier = Notifier.from_environ(os.environ)
     if report is not None:
         stop_on_sigterm()
     try:
-        mqtt = open_mqtt(request.mqtt, session.loop) if request.mqtt else None
-        remote = open_remote(request, session.loop) if request.remote else None
+        links.open(request, session.loop)
         return _console(session, request.resume, report, notifier)
     finally:
         if report is not None and session.loop.journal is not None:
@@ -93,12 +84,7 @@ def run_console(request: RunRequest, *, leds: bool = False) -> int:
         if notifier is not None:
             notifier.stopping()
             notifier.close()
-        if serial_link is not None:
-            serial_link.close()
-        if mqtt is not None:
-            mqtt.close()
-        if remote is not None:
-            remote.close()
+        links.close()
 
 
 def _console(

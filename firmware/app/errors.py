@@ -1,5 +1,6 @@
-"""The error a command reports in one line to the person who typed it."""
+"""`CommandError` where the app's commands import it from; it lives in firmware/errors.py, a leaf
+below the app, so the firmware's other commands (`magboard stats`) raise it without the app."""
 
+from magboard.firmware.errors import CommandError
 
-class CommandError(Exception):
-    """A request the command cannot carry out (a bad file, a missing board); never a traceback."""
+__all__ = ["CommandError"]

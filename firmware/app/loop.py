@@ -7,9 +7,9 @@ Nothing here raises for what the hardware or the players do: faults become event
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from magboard.firmware.clocks import GameClock, Stage
 from magboard.firmware.events import (
@@ -21,13 +21,14 @@ from magboard.firmware.events import (
     MaintenanceChanged,
     Note,
 )
-from magboard.firmware.games import GameError
+from magboard.firmware.games import Game, GameError
 from magboard.firmware.journal import Journal
 from magboard.firmware.lights import LedWriter, Rhythms, View
 from magboard.firmware.referee import Referee
 from magboard.firmware.referee.status import Phase
 from magboard.firmware.sensing import Debouncer, Scanner
 from magboard.hardware.interface import RGB, Board
+from magboard.hardware.spec import BoardSpec
 
 from .board_player import BoardPlayer, Thinking
 from .closing import Schedule, Shut
@@ -35,8 +36,7 @@ from .hours import Outside
 from .maintenance import MaintenanceWatch, OutOfOrder
 from .menu import MENU, Menu
 from .notify import Notifier
-from .selftest import run_selftest
-from .selftest_command import instructions
+from .selftest import instructions, run_selftest
 from .selftest_report import SelfTestReport
 from .unattended import Idle, Unattended
 
@@ -82,6 +82,12 @@ def pixels_hex(pixels: Iterable[RGB]) -> str:
     return "".join(f"{r:02x}{g:02x}{b:02x}" for r, g, b in pixels)
 
 
+RefereeFor = Callable[
+    [BoardSpec, Game, Mapping[str, Any] | None, bool], tuple[Referee, GameClock | None]
+]
+"""Sets a game (with options) up on a board: its referee and game clock (wiring.referee_for)."""
+
+
 class BoardLoop:
     def __init__(
         self,
@@ -95,8 +101,12 @@ class BoardLoop:
         unattended: Unattended | None = None,
         hours: Schedule | None = None,
         maintenance: MaintenanceWatch | None = None,
+        referee_for: RefereeFor,
     ) -> None:
         self.board = board
+        self.referee_for = referee_for
+        """How a game is set up on a board (wiring's), for `set_game`: wiring builds loops, so
+        the loop is handed it rather than importing it."""
         self.journal = journal
         """Hears every event first: a move is on disk before anyone hears of it."""
         self._journal_retry = 0.0
@@ -384,9 +394,18 @@ class BoardLoop:
         self.scanner.debouncer.forget_stable()
         self._board_plays(now)
 
+    def set_game(self, game: Game, options: Mapping[str, Any] | None, now: float) -> Referee:
+        """Sets `game` up on this board in place of the one it referees, as `new` starts a
+        game. GameError or ProfileError, before anything changes, if it cannot be."""
+        referee, game_clock = self.referee_for(
+            self.board.spec, game, options, self.referee.takeback
+        )
+        self.change_game(referee, game_clock, now)
+        return referee
+
     def change_game(self, referee: Referee, game_clock: GameClock | None, now: float) -> None:
         """Another game, or the same with other options, on this board at once (a command from
-        afar: wiring.change_game builds the referee). It starts as `new` starts one: pieces
+        afar: `set_game` builds the referee). It starts as `new` starts one: pieces
         left standing are lit until cleared, and nothing of the old game carries over."""
         self.referee = referee
         referee.emit = self.emit

@@ -17,20 +17,36 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from magboard.firmware.events import Note
+from magboard.firmware.events import Event, Note
 from magboard.firmware.games import Game
 from magboard.firmware.games.core import GameError, Option
 from magboard.firmware.games.registry import all_games
-from magboard.firmware.lights import View
+from magboard.firmware.lights import LedWriter, View
 from magboard.firmware.profiles import ProfileError, profiled_pairs
+from magboard.firmware.referee import Referee
 from magboard.hardware.spec import BoardSpec, Place
 
-from .board_player import BoardPlayer
+from .board_player import BoardPlayer, Thinking
+from .selftest_report import SelfTestReport
 
-if TYPE_CHECKING:
-    from .loop import BoardLoop
+
+class MenuTable(Protocol):
+    """What the menu drives: the few parts of the board's loop it touches. Named here, not
+    imported, because the loop holds the menu."""
+
+    referee: Referee
+    player: BoardPlayer | None
+    thinking: Thinking
+    writer: LedWriter
+
+    def emit(self, event: Event) -> None: ...
+
+    def selftest(self) -> SelfTestReport: ...
+
+    def set_game(self, game: Game, options: dict[str, Any] | None, now: float) -> Referee: ...
+
 
 MENU = "menu"
 LEAVE = "new"
@@ -159,7 +175,7 @@ class Menu:
         self._down: float | None = None
         """When `menu` went down inside the menu: its release says short (take) or long (leave)."""
 
-    def start(self, loop: BoardLoop, now: float) -> None:
+    def start(self, loop: MenuTable, now: float) -> None:
         """Opens the menu pointing at the game on the board."""
         self.open, self.since, self._down = True, now, None
         self.entries, self.options = self.games, {}
@@ -167,7 +183,7 @@ class Menu:
         self.at = next((i for i, e in enumerate(self.entries) if e.label == current), 0)
         loop.emit(Note(now, f"menu: open at {self.entries[self.at].label}"))
 
-    def button(self, loop: BoardLoop, name: str, pressed: bool, at: float, now: float) -> None:
+    def button(self, loop: MenuTable, name: str, pressed: bool, at: float, now: float) -> None:
         """A button while the menu is open (the one that opened it has been released)."""
         if name == MENU:
             if pressed:
@@ -188,11 +204,11 @@ class Menu:
             self.since = now
             loop.emit(Note(now, f"menu: {self.entries[self.at].label}"))
 
-    def close(self, loop: BoardLoop, now: float) -> None:
+    def close(self, loop: MenuTable, now: float) -> None:
         self.open, self._down = False, None
         loop.emit(Note(now, "menu: closed"))
 
-    def take(self, loop: BoardLoop, now: float) -> None:
+    def take(self, loop: MenuTable, now: float) -> None:
         """Does what the highlighted entry says: a game with options to choose opens its
         options page, one without starts at once, as a command from afar starts it; on the
         options page a value is chosen, and `start` starts the game with the values chosen; a
@@ -224,20 +240,17 @@ class Menu:
             self.opponent[entry.kind] = entry.value
             loop.emit(Note(now, f"menu: {entry.label}"))
             return
-        # Imported here: wiring builds loops, so the loop's module cannot import it at load.
-        from . import wiring
-
         self.close(loop, now)
         before = loop.player
         if entry.kind is Kind.START:
             loop.player = self._player(loop)
         try:
-            wiring.change_game(loop, entry.game, dict(self.options), now)
+            loop.set_game(entry.game, dict(self.options), now)
         except (GameError, ProfileError) as error:
             loop.player = before
             loop.emit(Note(now, f"menu: {entry.label} cannot start: {error}"))
 
-    def _player(self, loop: BoardLoop) -> BoardPlayer | None:
+    def _player(self, loop: MenuTable) -> BoardPlayer | None:
         """The board's player the opponent page asks for."""
         from magboard.firmware.engine.opponent import AiSeat, Level
 
@@ -274,7 +287,7 @@ class Menu:
         )
 
 
-def _current_opponent(loop: BoardLoop) -> dict[Kind, Any]:
+def _current_opponent(loop: MenuTable) -> dict[Kind, Any]:
     """What the opponent page starts from: the board's player now, if any."""
     from magboard.firmware.engine.opponent import Level
 

@@ -12,44 +12,18 @@ says why.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from magboard.firmware.events import Note
-from magboard.firmware.games import GameError, get_game
 from magboard.firmware.lights import LevelError
-from magboard.firmware.profiles import ProfileError
 
-from . import wiring
+from .commands import Link, NewGame, Refused, decoded, new_game_of, read, short, start
 from .loop import BoardLoop
 from .maintenance import MaintenanceError, set_in_service, set_out_of_order
 from .update_request import UpdateAsked, UpdateRefused, asked, leave_request
 
 MAX_COMMAND = 4096
 """Longest command message in bytes."""
-FIELDS: Mapping[str, frozenset[str]] = {
-    "new-game": frozenset({"game", "options"}),
-    "brightness": frozenset({"level"}),
-    "selftest": frozenset(),
-    "update": frozenset({"url", "sha256"}),
-    "maintenance": frozenset({"on", "reason"}),
-}
-"""Each command and the fields it takes besides `do`."""
-
-
-class Refused(ValueError):
-    """A command the board will not carry out; the message says why."""
-
-
-@dataclass(frozen=True)
-class NewGame:
-    """`game` None: the game being played; `options` None: its options (with another game,
-    or with `game` given, the options given over the game's defaults)."""
-
-    game: str | None = None
-    options: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -78,26 +52,8 @@ def read_command(payload: bytes) -> Command:
     """The command in one MQTT message; Refused names what is wrong with it."""
     if len(payload) > MAX_COMMAND:
         raise Refused(f"a command longer than {MAX_COMMAND} bytes")
-    try:
-        text = payload.decode("utf-8")
-    except UnicodeDecodeError:
-        raise Refused("not UTF-8") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise Refused(f"not JSON ({error.msg} at column {error.colno})") from None
-    except RecursionError:
-        raise Refused("not JSON (nested too deeply)") from None
-    if not isinstance(data, dict):
-        raise Refused('a command is a JSON object, like {"do": "new-game"}')
-    if "do" not in data:
-        raise Refused('a command says what to do, like {"do": "new-game"}')
+    data = read(decoded(payload), Link.MQTT)
     name = data["do"]
-    if not isinstance(name, str) or name not in FIELDS:
-        raise Refused(f"unknown command {_short(name)} (commands: {', '.join(FIELDS)})")
-    extra = sorted(set(data) - FIELDS[name] - {"do"})
-    if extra:
-        raise Refused(f"{name}: unknown field {_short(extra[0])}")
     if name == "selftest":
         return RunSelfTest()
     if name == "update":
@@ -108,23 +64,18 @@ def read_command(payload: bytes) -> Command:
     if name == "maintenance":
         on, reason = data.get("on"), data.get("reason", "")
         if not isinstance(on, bool):
-            raise Refused(f"maintenance: on is true or false, not {_short(on)}")
+            raise Refused(f"maintenance: on is true or false, not {short(on)}")
         if not isinstance(reason, str):
-            raise Refused(f"maintenance: reason is text, not {_short(reason)}")
+            raise Refused(f"maintenance: reason is text, not {short(reason)}")
         if reason and not on:
             raise Refused("maintenance: a reason goes with on: true")
         return SetMaintenance(on, reason)
     if name == "brightness":
         level = data.get("level")
         if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level <= 1:
-            raise Refused(f"brightness: level is above 0 and at most 1, not {_short(level)}")
+            raise Refused(f"brightness: level is above 0 and at most 1, not {short(level)}")
         return SetLevel(float(level))
-    game, options = data.get("game"), data.get("options")
-    if game is not None and not isinstance(game, str):
-        raise Refused(f"new-game: game is a name, not {_short(game)}")
-    if options is not None and not isinstance(options, dict):
-        raise Refused(f"new-game: options is an object of NAME: VALUE, not {_short(options)}")
-    return NewGame(game, options)
+    return new_game_of(data)
 
 
 def carry_out(
@@ -151,18 +102,7 @@ def carry_out(
         except LevelError as error:
             raise Refused(f"brightness: {error}") from None
         return
-    if loop.shut is not None:
-        # The game kept while shut is the one players come back to.
-        raise Refused(f"new-game: the board is {loop.shut.value}")
-    if command.game is None and command.options is None:
-        loop.new_game(now)
-        return
-    try:
-        game = get_game(command.game) if command.game is not None else loop.referee.game
-        options = game.options_from_json(command.options or {})
-        wiring.change_game(loop, game, options, now)
-    except (GameError, ProfileError) as error:
-        raise Refused(f"new-game: {error}") from None
+    start(command, loop, now)
 
 
 def _maintenance(command: SetMaintenance, loop: BoardLoop, now: float) -> None:
@@ -177,8 +117,3 @@ def _maintenance(command: SetMaintenance, loop: BoardLoop, now: float) -> None:
     except MaintenanceError as error:
         raise Refused(f"maintenance: {error}") from None
     watch.changed(now)  # the loop acts on it in this step, not a second later
-
-
-def _short(value: Any, limit: int = 40) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."

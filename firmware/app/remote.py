@@ -17,337 +17,37 @@ thread, once a step (`poll`), where the referee lives.
 from __future__ import annotations
 
 import contextlib
-import json
-import re
 import secrets
-import socket
-import ssl
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
-from urllib.parse import parse_qs, unquote, urlsplit
-
-import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
+from collections.abc import Iterable
+from typing import Any
 
 from magboard.firmware.events import FaultSurvived, MatchStopped, Note
-from magboard.firmware.games import Game
 from magboard.firmware.referee import RemoteError, Turns, conflict, digest, replay
 
 from .loop import BoardLoop
+from .remote_messages import MAX_PAYLOAD, LogMessage, MessageError, StopMessage
+from .remote_transport import RECONNECT, Connected, Heard, Item, Lost, PahoTransport, Transport
+from .remote_url import RemoteURL, RemoteURLError, SeatError, seats_of
 
-PROTOCOL = 1
-"""The version of the match's messages (`v`)."""
-PORTS = {"mqtt": 1883, "mqtts": 8883}
+__all__ = [
+    "MAX_PAYLOAD",
+    "Connected",
+    "Heard",
+    "LogMessage",
+    "MessageError",
+    "RemoteMatch",
+    "RemoteURL",
+    "RemoteURLError",
+    "SeatError",
+    "StopMessage",
+    "open_match",
+    "seats_of",
+]
+
 POLL = 0.05
 """On a real board, the longest the loop waits between two looks at what the broker sent."""
-RECONNECT = (0.25, 5.0)
-"""Seconds before trying the broker again after losing it: the first time, then at most."""
-KEEPALIVE = 20
-"""Seconds between signs of life: a broker gone silent is noticed within about half again."""
-MAX_PAYLOAD = 256 * 1024
-"""The longest message read; a longer one is refused as garbage."""
-MAX_TEXT = 200
-"""The longest action, seat name or reason read from a message."""
-_MATCH = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-
-
-class RemoteURLError(ValueError):
-    """A `--remote` URL that can never work (scheme, host, match id)."""
-
-
-class SeatError(ValueError):
-    """A `--seat` that names no seat of the game, or leaves none to the other board."""
-
-
-class MessageError(ValueError):
-    """A message on the match's topics that is not one of its messages."""
-
-
-@dataclass(frozen=True)
-class RemoteURL:
-    """`mqtt[s]://[user:pass@]host[:port]/<match-id>[?ca=FILE]`."""
-
-    scheme: str
-    host: str
-    port: int
-    match: str
-    user: str | None = None
-    password: str | None = None
-    ca: str | None = None
-    """A CA certificate file to check the broker's certificate by (mqtts), instead of the
-    system's."""
-
-    @classmethod
-    def parse(cls, text: str) -> RemoteURL:
-        try:
-            parts = urlsplit(text)
-            port = parts.port
-        except ValueError as error:
-            raise RemoteURLError(f"remote {text!r}: {error}") from None
-        if parts.scheme not in PORTS:
-            raise RemoteURLError(f"remote {text!r}: the scheme is mqtt or mqtts")
-        if not parts.hostname:
-            raise RemoteURLError(f"remote {text!r}: no broker host")
-        match = parts.path.strip("/")
-        if not _MATCH.fullmatch(match):
-            raise RemoteURLError(
-                f"remote {text!r}: the path is the match id, letters, digits, '.', '-', '_'"
-            )
-        query = parse_qs(parts.query)
-        unknown = set(query) - {"ca"}
-        if unknown:
-            raise RemoteURLError(f"remote {text!r}: unknown parameter {sorted(unknown)[0]!r}")
-        ca = query.get("ca", [None])[-1]
-        if ca is not None and parts.scheme != "mqtts":
-            raise RemoteURLError(f"remote {text!r}: ca= goes with mqtts")
-        return cls(
-            parts.scheme,
-            parts.hostname,
-            port or PORTS[parts.scheme],
-            match,
-            unquote(parts.username) if parts.username else None,
-            unquote(parts.password) if parts.password else None,
-            ca,
-        )
-
-    @property
-    def shown(self) -> str:
-        """The URL for people and logs: never the password."""
-        user = f"{self.user}@" if self.user else ""
-        return f"{self.scheme}://{user}{self.host}:{self.port}/{self.match}"
-
-    @property
-    def root(self) -> str:
-        return f"magboard/match/{self.match}"
-
-
-def seats_of(game: Game, players: int, text: str) -> frozenset[int]:
-    """The seats `--seat` names: seat names or numbers from 1, comma-separated."""
-    names = [name.lower() for name in game.seats[:players]]
-    seats = set()
-    for word in (w.strip() for w in text.split(",")):
-        if word.isdigit() and 1 <= int(word) <= players:
-            seats.add(int(word) - 1)
-        elif word.lower() in names:
-            seats.add(names.index(word.lower()))
-        else:
-            known = ", ".join(game.seats[:players])
-            raise SeatError(f"--seat {text!r}: {game.name} has seats {known} (or 1-{players})")
-    if len(seats) == players:
-        raise SeatError(f"--seat {text!r}: that is every seat; leave the other board one")
-    return frozenset(seats)
-
-
-# The messages.
-
-
-@dataclass(frozen=True)
-class LogMessage:
-    """A board's log, retained on `<root>/log/<its seats>`: the game, and every settled turn
-    with the position's digest after the last."""
-
-    game: str
-    options: dict[str, Any]
-    seats: tuple[str, ...]
-    turns: Turns
-    key: str
-
-    @property
-    def seq(self) -> int:
-        return len(self.turns)
-
-    def to_json(self) -> bytes:
-        data = {
-            "v": PROTOCOL,
-            "game": self.game,
-            "options": self.options,
-            "seats": list(self.seats),
-            "seq": self.seq,
-            "turns": [list(turn) for turn in self.turns],
-            "key": self.key,
-        }
-        return json.dumps(data, separators=(",", ":")).encode()
-
-    @classmethod
-    def from_json(cls, payload: bytes) -> LogMessage:
-        data = _object(payload, {"v", "game", "options", "seats", "seq", "turns", "key"})
-        turns = data["turns"]
-        if not isinstance(turns, list) or not all(_words(turn) for turn in turns):
-            raise MessageError("turns is not a list of lists of actions")
-        if not isinstance(data["options"], dict):
-            raise MessageError("options is not an object")
-        if not _words(data["seats"]) or not _text(data["game"]) or not _text(data["key"]):
-            raise MessageError("game, seats or key is not text")
-        if data["seq"] != len(turns):
-            raise MessageError(f"seq {data['seq']!r} does not count its {len(turns)} turns")
-        return cls(
-            data["game"],
-            data["options"],
-            tuple(data["seats"]),
-            tuple(tuple(turn) for turn in turns),
-            data["key"],
-        )
-
-
-@dataclass(frozen=True)
-class StopMessage:
-    """The match stopped, retained on `<root>/stop`: by whom, at which seq, why."""
-
-    seats: tuple[str, ...]
-    seq: int
-    reason: str
-
-    def to_json(self) -> bytes:
-        data = {"v": PROTOCOL, "seats": list(self.seats), "seq": self.seq, "reason": self.reason}
-        return json.dumps(data, separators=(",", ":")).encode()
-
-    @classmethod
-    def from_json(cls, payload: bytes) -> StopMessage:
-        data = _object(payload, {"v", "seats", "seq", "reason"})
-        if not _words(data["seats"]) or not _text(data["reason"]):
-            raise MessageError("seats or reason is not text")
-        if not isinstance(data["seq"], int) or isinstance(data["seq"], bool) or data["seq"] < 0:
-            raise MessageError("seq is not a count")
-        return cls(tuple(data["seats"]), data["seq"], data["reason"])
-
-
-def _object(payload: bytes, keys: set[str]) -> dict[str, Any]:
-    if len(payload) > MAX_PAYLOAD:
-        raise MessageError(f"{len(payload)} bytes, more than {MAX_PAYLOAD}")
-    try:
-        data = json.loads(payload.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as error:
-        raise MessageError(f"not JSON ({error})") from None
-    if not isinstance(data, dict):
-        raise MessageError("not a JSON object")
-    if data.get("v") != PROTOCOL:
-        raise MessageError(f"version {data.get('v')!r}, not {PROTOCOL}")
-    if set(data) != keys:
-        wrong = sorted(set(data) ^ keys)
-        raise MessageError(f"fields {', '.join(wrong)} missing or unknown")
-    return data
-
-
-def _text(value: Any) -> bool:
-    return isinstance(value, str) and 0 < len(value) <= MAX_TEXT
-
-
-def _words(value: Any) -> bool:
-    return isinstance(value, list) and all(_text(v) for v in value)
-
-
-# The broker.
-
-
-@dataclass(frozen=True)
-class Connected:
-    """The broker took the connection (and the subscriptions are asked for)."""
-
-
-@dataclass(frozen=True)
-class Lost:
-    """The broker cannot be reached, refused us, or the connection went."""
-
-    detail: str
-
-
-@dataclass(frozen=True)
-class Heard:
-    topic: str
-    payload: bytes
-
-
-Item = Connected | Lost | Heard
-
-
-class Transport(Protocol):
-    """What a match needs of a broker connection. It reconnects by itself; every callback
-    only hands an item to `inbox`, from whatever thread it runs in."""
-
-    def start(self, topics: Sequence[str], inbox: Callable[[Item], None]) -> None: ...
-
-    def publish(self, topic: str, payload: bytes) -> bool:
-        """Sends a retained QoS 1 message; False if it cannot be sent now."""
-        ...
-
-    def drop(self) -> None:
-        """Severs the connection, as a network fault would (for fault injection)."""
-        ...
-
-    def close(self) -> None: ...
-
-
-class PahoTransport:
-    """A paho-mqtt client in its own network thread, reconnecting by itself."""
-
-    def __init__(
-        self, url: RemoteURL, client_id: str, reconnect: tuple[float, float] = RECONNECT
-    ) -> None:
-        self.url = url
-        client = mqtt.Client(
-            CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv311
-        )
-        if url.user is not None:
-            client.username_pw_set(url.user, url.password)
-        if url.scheme == "mqtts":
-            client.tls_set(ca_certs=url.ca, cert_reqs=ssl.CERT_REQUIRED)
-        client.reconnect_delay_set(*reconnect)
-        self._client = client
-        self._topics: Sequence[str] = ()
-        self._inbox: Callable[[Item], None] = _nowhere
-
-    def start(self, topics: Sequence[str], inbox: Callable[[Item], None]) -> None:
-        self._topics, self._inbox = topics, inbox
-        client = self._client
-        client.on_connect = self._on_connect
-        client.on_connect_fail = self._on_connect_fail
-        client.on_disconnect = self._on_disconnect
-        client.on_message = self._on_message
-        client.connect_async(self.url.host, self.url.port, KEEPALIVE)
-        client.loop_start()
-
-    def _on_connect(self, client: mqtt.Client, userdata, flags, reason, properties) -> None:
-        if reason.is_failure:
-            self._inbox(Lost(f"the broker refused the connection: {reason}"))
-            return
-        client.subscribe([(topic, 1) for topic in self._topics])
-        self._inbox(Connected())
-
-    def _on_connect_fail(self, client: mqtt.Client, userdata) -> None:
-        self._inbox(Lost("the broker cannot be reached"))
-
-    def _on_disconnect(self, client: mqtt.Client, userdata, flags, reason, properties) -> None:
-        self._inbox(Lost(f"the connection to the broker went ({reason})"))
-
-    def _on_message(self, client: mqtt.Client, userdata, message: mqtt.MQTTMessage) -> None:
-        self._inbox(Heard(message.topic, bytes(message.payload)))
-
-    def publish(self, topic: str, payload: bytes) -> bool:
-        if not self._client.is_connected():
-            return False
-        info = self._client.publish(topic, payload, qos=1, retain=True)
-        return info.rc == mqtt.MQTT_ERR_SUCCESS
-
-    def drop(self) -> None:
-        sock = self._client.socket()
-        if isinstance(sock, socket.socket):
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-
-    def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self._client.disconnect()
-        self._client.loop_stop()
-
-
-def _nowhere(item: Item) -> None:
-    pass
-
-
-# The match.
 
 
 class RemoteMatch:

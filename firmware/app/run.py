@@ -28,12 +28,14 @@ from .config import DEFAULT_JOURNAL, Config, ConfigError, load_config
 from .errors import CommandError
 from .hours import OpeningHours
 from .link import POLL as LINK_POLL
-from .link import LinkURLError, SerialLink
+from .link import SerialLink
 from .loop import BoardLoop
 from .maintenance import maintenance_file
 from .mqtt_settings import POLL as MQTT_POLL
 from .mqtt_settings import MqttSettingError, MqttSettings, settings
 from .notify import Notifier
+from .pi_board import open_pi_board
+from .ports import LinkURLError
 from .selftest import default_button
 from .service_report import ServiceReport, stop_on_sigterm
 from .unattended import Unattended
@@ -206,7 +208,8 @@ def main(args: argparse.Namespace) -> int:
     request = request_of(args)
     board = open_pi_board(request.spec)
     notifier = Notifier.from_environ(os.environ)
-    link = mqtt = remote = report = None
+    links = Links()
+    report = None
     try:
         board.clock.sleep(BUTTONS_SETTLE)
         selftest_asked = default_button(request.spec) in board.held_buttons()
@@ -221,9 +224,7 @@ def main(args: argparse.Namespace) -> int:
             hours=request.hours,
             maintenance=maintenance_file(request.journal.path),
         )
-        link = open_link(request.link, table.loop) if request.link else None
-        mqtt = open_mqtt(request.mqtt, table.loop) if request.mqtt else None
-        remote = open_remote(request, table.loop) if request.remote else None
+        links.open(request, table.loop)
         _set_opponent(table.loop, request)
         report = ServiceReport.from_environ(os.environ, table.loop)
         if report is not None:
@@ -241,9 +242,9 @@ def main(args: argparse.Namespace) -> int:
             notifier.ready()
         if selftest_asked:
             table.loop.selftest()
-        look_every = _look_every(link, notifier, mqtt)
-        if remote is not None:
-            look_every = min(look_every or remote.look_every, remote.look_every)
+        look_every = _look_every(links.serial, notifier, links.mqtt)
+        if links.remote is not None:
+            look_every = min(look_every or links.remote.look_every, links.remote.look_every)
         table.loop.run_until(math.inf, look_every=look_every)
     except KeyboardInterrupt:
         pass
@@ -251,12 +252,7 @@ def main(args: argparse.Namespace) -> int:
         if notifier is not None:
             notifier.stopping()
             notifier.close()
-        if link is not None:
-            link.close()
-        if mqtt is not None:
-            mqtt.close()
-        if remote is not None:
-            remote.close()
+        links.close()
         if report is not None:
             report.stopped(request.journal)
         request.journal.close()
@@ -285,6 +281,32 @@ def _look_every(
     return min(wakes, default=None)
 
 
+@dataclass
+class Links:
+    """The links a running board is reached by: the serial link, MQTT and a remote match, each
+    if the request names it. Opened once and closed once, in that order, by `magboard run` and
+    the simulator's console alike."""
+
+    serial: SerialLink | None = None
+    mqtt: MqttLink | None = None
+    remote: RemoteMatch | None = None
+
+    def open(self, request: RunRequest, loop: BoardLoop) -> None:
+        """Opens each link `request` names, in turn; those already open stay here to be
+        closed when a later one cannot be opened."""
+        if request.link:
+            self.serial = open_link(request.link, loop)
+        if request.mqtt:
+            self.mqtt = open_mqtt(request.mqtt, loop)
+        if request.remote:
+            self.remote = open_remote(request, loop)
+
+    def close(self) -> None:
+        for link in (self.serial, self.mqtt, self.remote):
+            if link is not None:
+                link.close()
+
+
 def open_link(url: str, loop: BoardLoop) -> SerialLink:
     """The serial link to a host; a URL that can never open is the person's mistake."""
     try:
@@ -307,14 +329,3 @@ def open_remote(request: RunRequest, loop: BoardLoop) -> RemoteMatch:
 
     assert request.remote is not None and request.seat is not None
     return open_match(request.remote, request.seat, loop)
-
-
-def open_pi_board(spec: BoardSpec):
-    from magboard.hardware.real import HardwareUnavailableError, PiBoard
-
-    try:
-        return PiBoard(spec)
-    except HardwareUnavailableError as error:
-        raise CommandError(str(error)) from None
-    except (OSError, ValueError) as error:
-        raise CommandError(f"cannot start board {spec.name}: {error}") from None

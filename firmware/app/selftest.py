@@ -338,3 +338,17 @@ def _mask_of(masks: Iterable[int]) -> int:
 
 def _names(items: Sequence) -> str:
     return ", ".join(item.name for item in items) or "none"
+
+
+def instructions(spec: BoardSpec) -> str:
+    button = default_button(spec)
+    tell = (
+        f"; press {button} when a square should be lit and you see none"
+        if button
+        else "; this board has no button to say a square's LED is dark"
+    )
+    return (
+        "Self-test: take everything off the board while every square is red. Then put the "
+        "test magnet on the white square and lift it, on both faces, until the light moves on"
+        f"{tell}."
+    )

@@ -18,11 +18,12 @@ from magboard.hardware.spec import BoardSpec, load_board
 
 from .config import state_database
 from .errors import CommandError
+from .pi_board import open_pi_board
 from .selftest import (
     SelfTestError,
     SelfTestOptions,
     check_options,
-    default_button,
+    instructions,
     run_selftest,
 )
 from .selftest_report import SelfTestReport
@@ -39,20 +40,6 @@ def options_of(args: argparse.Namespace) -> SelfTestOptions:
     return SelfTestOptions(**{k: v for k, v in given.items() if v is not None})
 
 
-def instructions(spec: BoardSpec) -> str:
-    button = default_button(spec)
-    tell = (
-        f"; press {button} when a square should be lit and you see none"
-        if button
-        else "; this board has no button to say a square's LED is dark"
-    )
-    return (
-        "Self-test: take everything off the board while every square is red. Then put the "
-        "test magnet on the white square and lift it, on both faces, until the light moves on"
-        f"{tell}."
-    )
-
-
 def run_selftest_command(
     args: argparse.Namespace, open_board: OpenBoard | None = None
 ) -> SelfTestReport:
@@ -65,8 +52,6 @@ def run_selftest_command(
     except SelfTestError as error:
         raise CommandError(str(error)) from None
     if open_board is None:
-        from .run import open_pi_board
-
         board = open_pi_board(spec)
         print(instructions(spec), file=sys.stderr, flush=True)
     else:

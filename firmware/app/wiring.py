@@ -60,7 +60,7 @@ def wire(
     for the board. `hours` are kept by `calendar`'s local time; `maintenance` is the file
     that says the board is out of order (firmware/app/maintenance.py).
     """
-    referee, game_clock = _referee(board.spec, game, options, takeback)
+    referee, game_clock = referee_for(board.spec, game, options, takeback)
     now = board.clock.now()
     loop = BoardLoop(
         board,
@@ -71,6 +71,7 @@ def wire(
         unattended=unattended,
         hours=Schedule(hours, calendar, now) if hours is not None else None,
         maintenance=MaintenanceWatch(maintenance, now) if maintenance is not None else None,
+        referee_for=referee_for,
     )
     return Table(board, referee.profile, referee, loop)
 
@@ -78,16 +79,15 @@ def wire(
 def change_game(
     loop: BoardLoop, game: Game, options: Mapping[str, Any] | None, now: float
 ) -> Referee:
-    """Sets `game` up on a running loop's board in place of the one it referees, as `new`
-    starts a game. GameError or ProfileError, before anything changes, if it cannot be."""
-    referee, game_clock = _referee(loop.board.spec, game, options, loop.referee.takeback)
-    loop.change_game(referee, game_clock, now)
-    return referee
+    """Sets `game` up on a running loop's board in place of the one it referees (the loop's
+    `set_game`)."""
+    return loop.set_game(game, options, now)
 
 
-def _referee(
+def referee_for(
     spec: BoardSpec, game: Game, options: Mapping[str, Any] | None, takeback: bool
 ) -> tuple[Referee, GameClock | None]:
+    """A referee for `game` (with `options`) on the board `spec` describes, and its game clock."""
     options = game.resolve_options(options)
     profile = profile_for(game, spec, options)
     # The loop takes the referee's events over as it is built: nothing is emitted before.

@@ -8,7 +8,6 @@ from functools import lru_cache
 from typing import Any
 
 from magboard.firmware.app.menu import Menu
-from magboard.firmware.events import SimBoardInfo, SimLeds, SimPieces, SimScores
 from magboard.firmware.games import Game, State, all_games
 from magboard.firmware.lights.palette import DEFAULT as PALETTE
 from magboard.firmware.profiles import PieceKind, ProfileError, profile_for
@@ -17,6 +16,7 @@ from magboard.hardware.spec import BoardSpec, Place, Slot, cell_label, place_lab
 from ..commands import BOX
 from ..session import SimSession
 from ..world import Piece, World
+from .events import SimBoardInfo, SimLeds, SimPieces, SimScores
 
 
 def hosted_games(spec: BoardSpec) -> list[Game]:

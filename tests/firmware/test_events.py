@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from magboard.firmware import events as ev
+from magboard.sim.web import events as page
 
 SAMPLES = [
     ev.GameStarted(0.0, "tic-tac-toe", {"variant": "classic"}, "mini", ("X", "O"), ("b2",)),
@@ -36,7 +37,7 @@ SAMPLES = [
     ev.HoursChanged(8.3, False, "2026-12-01T10:00"),
     ev.HoursChanged(8.35, True, None),
     ev.MaintenanceChanged(8.4, True, "LED chain being replaced"),
-    ev.SimBoardInfo(
+    page.SimBoardInfo(
         8.5,
         board="mini",
         title="Mini",
@@ -63,13 +64,13 @@ SAMPLES = [
             },
         ),
     ),
-    ev.SimPieces(
+    page.SimPieces(
         9.0,
         {"b2": [{"id": 1, "kind": "X", "label": "X", "size": 1, "owner": 0, "colour": "#285aff"}]},
         ({"id": 2, "kind": "L", "label": "L", "size": 3, "owner": None, "colour": "#c8c8c8"},),
     ),
-    ev.SimScores(9.2, (4, -3, 0), ({"Guitarist": 2, "Athlete": 1}, {"Ballerina": 1}, {})),
-    ev.SimLeds(9.5, "0000ff000000"),
+    page.SimScores(9.2, (4, -3, 0), ({"Guitarist": 2, "Athlete": 1}, {"Ballerina": 1}, {})),
+    page.SimLeds(9.5, "0000ff000000"),
 ]
 
 

@@ -19,6 +19,7 @@ import pytest
 import serial
 from stones import StonesState, stones, stones_profile
 
+from magboard.firmware.app import wiring
 from magboard.firmware.app.link import LinkURLError, SerialLink
 from magboard.firmware.app.loop import BoardLoop
 from magboard.firmware.events import (
@@ -212,7 +213,8 @@ GARBAGE = [
     (b'{"do": "fly"}', "unknown command 'fly' (commands: hello, state, press, choose, new-game)"),
     (b'{"do": 3}', "unknown command 3"),
     (b'{"do": "hello", "please": true}', "hello: unknown field 'please'"),
-    (b'{"do": "new-game", "game": "chess"}', "new-game: unknown field 'game'"),
+    (b'{"do": "new-game", "board": "r1"}', "new-game: unknown field 'board'"),
+    (b'{"do": "new-game", "game": "chess"}', "new-game: no game called 'chess'"),
     (b'{"do": "press"}', "press: which button?"),
     (b'{"do": "press", "button": 1}', "press: no button 1 on board mini"),
     (
@@ -264,7 +266,12 @@ def stones_board():
     for slot in range(1, 5):
         world.add(WorldKind(a_stone.name, a_stone.signature), Slot("A", slot))
     events: list[Event] = []
-    loop = BoardLoop(board, Referee(profile, StonesState(), events.append), [events.append])
+    loop = BoardLoop(
+        board,
+        Referee(profile, StonesState(), events.append),
+        [events.append],
+        referee_for=wiring.referee_for,
+    )
     link = SerialLink("pty", loop)
     loop.start()
     return loop, world, events, link

@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from magboard.firmware.app.link import LinkURLError, ListenPort, open_port, socket_url
+from magboard.firmware.app.ports import LinkURLError, ListenPort, open_port, socket_url
 
 CLI = (sys.executable, "-m", "magboard.host.cli")
 

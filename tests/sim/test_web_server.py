@@ -565,7 +565,7 @@ def test_rules_and_the_legend_of_the_lights_are_served_where_written():
         assert client.get("/rules/chess").status_code == 404
         rules = client.get("/rules/tic-tac-toe")
         lights = client.get("/rules/lights")
-    if importlib.util.find_spec("magboard.host.rules") is None:
+    if importlib.util.find_spec("magboard.firmware.rules_pages") is None:
         assert rules.status_code == lights.status_code == 404
         return
     assert rules.status_code == lights.status_code == 200
