@@ -25,7 +25,6 @@ CONFIG = (
 )
 OVERLAY = "the printed overlay is Magnetmen's own, a host tool of the game"
 NOT_YET: dict[str, str] = {
-    "firmware/app/run.py": DEFAULT,
     "firmware/engine/linegames.py": "the line games' engine, kept beside the other engines",
     "firmware/native/py_lance.py": "Lance Assembly's kernel, kept beside the other kernels",
     "hardware/magboard.toml": CONFIG,
@@ -36,7 +35,6 @@ NOT_YET: dict[str, str] = {
     "sim/pipeline_bench.py": "FAMILIES: per game, options that change a judged frame's cost",
     "sim/soak.py": DEFAULT,
     "sim/soak_remote.py": DEFAULT,
-    "sim/web/server.py": DEFAULT,
 }
 """Files that still name a game outside its own module and profile, each with why."""
 

@@ -27,22 +27,8 @@ PACKAGES = {
 # Import circles that others are breaking now, each with who breaks it and why it stands today.
 # An entry is deleted when its circle is gone; a circle not listed here fails the test.
 KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"firmware.games.core", "firmware.games.grid"}): (
-        "games: the contract and the lattice name each other until the contract's shared types"
-        " move to a leaf module"
-    ),
-    frozenset({"firmware.games.magnetmen", "firmware.games.magnetmen.rules"}): (
-        "games: Magnetmen's package re-exports its rules while the rules import the package;"
-        " rules.py is being split along the powers, setup and the reasons"
-    ),
-    frozenset({"hardware.spec", "hardware.spec_reader"}): (
-        "hardware: the board file's values and its reader are being split apart"
-    ),
     frozenset({"sim.soak", "sim.soak_ai", "sim.soak_people"}): (
         "sim: the soak and its subclasses per game family, being made generic"
-    ),
-    frozenset({"sim.chardev.daemon", "sim.chardev.world_channel"}): (
-        "sim: the character-device daemon and its channel to the world, being split"
     ),
 }
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from magboard.firmware.events import Event
-from magboard.firmware.games import Game, GameError, get_game
+from magboard.firmware.games import DEFAULT_GAME, Game, GameError, get_game
 from magboard.firmware.journal import Journal, Resume
 from magboard.hardware.spec import BoardSpec, BoardSpecError, load_board
 
@@ -100,10 +100,10 @@ def request_of(args: argparse.Namespace, default_journal: Path = DEFAULT_JOURNAL
     game = (
         get_game(args.game)
         if args.game
-        else configured("game", get_game, config.game or "tic-tac-toe")
+        else configured("game", get_game, config.game or DEFAULT_GAME)
     )
     given = game.parse_options(args.option)
-    if config.options and game.name == get_game(config.game or "tic-tac-toe").name:
+    if config.options and game.name == get_game(config.game or DEFAULT_GAME).name:
         options = configured("options", game.resolve_options, {**config.options, **given})
     else:
         options = game.resolve_options(given)

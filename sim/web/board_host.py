@@ -33,7 +33,7 @@ from magboard.firmware.events import (
     Note,
     Obligation,
 )
-from magboard.firmware.games import Game, GameError, get_game
+from magboard.firmware.games import DEFAULT_GAME, Game, GameError, get_game
 from magboard.firmware.profiles import ProfileError
 from magboard.firmware.words import Describer, Words
 from magboard.hardware.spec import BoardSpec, board_names, load_board
@@ -104,7 +104,7 @@ class BoardHost:
     def __init__(
         self,
         board: str | BoardSpec,
-        game: str = "tic-tac-toe",
+        game: str = DEFAULT_GAME,
         options: Mapping[str, Any] | None = None,
         *,
         speed: float = 1.0,
