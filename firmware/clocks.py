@@ -51,7 +51,7 @@ class Timed(Protocol):
 
 
 @dataclass(frozen=True)
-class Reading:
+class ClockReading:
     """The clock at one moment: the running seat (None: stopped), the time left of the turn in
     progress, and each seat's reserve."""
 
@@ -63,13 +63,13 @@ class Reading:
 class GameClock:
     def __init__(self, rules: ClockRules, seats: int) -> None:
         self.rules = rules
-        self._base = Reading(None, 0.0, (rules.reserve,) * seats)
+        self._base = ClockReading(None, 0.0, (rules.reserve,) * seats)
         """The reading when the running seat's turn started (or the clock stopped)."""
         self._since = 0.0
         self._bout: int | None = None
         self._turn_key: object = None
         self._stage: Stage | None = None
-        self._paused: Reading | None = None
+        self._paused: ClockReading | None = None
         """The running seat's time as it stood when the clock was paused, until it goes on."""
 
     def _limits(self) -> tuple[float, float, float]:
@@ -82,7 +82,7 @@ class GameClock:
         flag = turn_end + base.reserves[base.running]
         return turn_end, flag - LAST_SECONDS, flag
 
-    def now(self, now: float) -> Reading:
+    def now(self, now: float) -> ClockReading:
         """The clock at `now`: the turn's time runs down first, then the reserve."""
         base = self._base
         if base.running is None:
@@ -90,7 +90,7 @@ class GameClock:
         turn_end, _, flag = self._limits()
         reserves = list(base.reserves)
         reserves[base.running] = max(0.0, min(reserves[base.running], flag - now))
-        return Reading(base.running, max(0.0, turn_end - now), tuple(reserves))
+        return ClockReading(base.running, max(0.0, turn_end - now), tuple(reserves))
 
     def stage(self, now: float) -> Stage | None:
         """Where the running seat's time stands at `now` (None: stopped)."""
@@ -156,7 +156,7 @@ class GameClock:
         if running is not None and bout != self._bout:
             self._bout = bout
             current = self.now(now)
-            self._base = Reading(None, 0.0, (self.rules.reserve,) * len(current.reserves))
+            self._base = ClockReading(None, 0.0, (self.rules.reserve,) * len(current.reserves))
             self._turn_key = None
         if running is None and self._base.running is not None:
             self._base = replace(self.now(now), running=None, turn_left=0.0)
@@ -164,7 +164,7 @@ class GameClock:
             events.append(self._event(now))
         elif running is not None and (bout, position.turn) != self._turn_key:
             reserves = self.now(now).reserves
-            self._base = Reading(running, self.rules.per_turn, reserves)
+            self._base = ClockReading(running, self.rules.per_turn, reserves)
             self._since, self._turn_key = now, (bout, position.turn)
             self._stage = self.stage(now)
             events.append(self._event(now))

@@ -145,7 +145,7 @@ class _Reader(FieldReader):
         """The games a run of the file may play: its `game`, and where a step presses `menu`,
         every game the LED menu offers on the board (the file's first). A step's notation is
         checked against these here, and against the game in play when the step runs."""
-        from magboard.firmware.app.menu import Kind, entries
+        from magboard.firmware.app.menu import EntryKind, entries
 
         steps = data.get("steps", [])
         menu = (
@@ -155,7 +155,7 @@ class _Reader(FieldReader):
         )
         if not menu:
             return (game,)
-        offered = [e.game for e in entries(spec) if e.kind == Kind.GAME and e.game is not None]
+        offered = [e.game for e in entries(spec) if e.kind == EntryKind.GAME and e.game is not None]
         return (game, *(other for other in offered if other.name != game.name))
 
     def ai(self, data: Mapping[str, Any], options: Mapping[str, Any]) -> AiSeat | None:

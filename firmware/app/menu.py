@@ -57,7 +57,7 @@ LEVELS = (0.25, 0.5, 1.0)
 """Brightness levels the menu offers, dimmest first."""
 
 
-class Kind(Enum):
+class EntryKind(Enum):
     GAME = "game"
     LEVEL = "brightness"
     START = "start"
@@ -71,7 +71,7 @@ class Kind(Enum):
 class Entry:
     """One lit square of the menu: what taking it does."""
 
-    kind: Kind
+    kind: EntryKind
     place: Place
     label: str
     game: Game | None = None
@@ -88,12 +88,14 @@ def entries(spec: BoardSpec) -> tuple[Entry, ...]:
     cells = [cell for cell in spec.cells if cell in spec.led_index]
     found: list[Entry] = []
     for game in games:
-        found.append(Entry(Kind.GAME, cells[len(found)], game.name, game=game))
+        found.append(Entry(EntryKind.GAME, cells[len(found)], game.name, game=game))
     for level in LEVELS:
         if len(found) < len(cells):
-            found.append(Entry(Kind.LEVEL, cells[len(found)], f"brightness {level:g}", level=level))
+            found.append(
+                Entry(EntryKind.LEVEL, cells[len(found)], f"brightness {level:g}", level=level)
+            )
     if len(found) < len(cells):
-        found.append(Entry(Kind.SELFTEST, cells[len(found)], "self-test"))
+        found.append(Entry(EntryKind.SELFTEST, cells[len(found)], "self-test"))
     return tuple(found[: len(cells)])
 
 
@@ -105,7 +107,7 @@ def option_entries(spec: BoardSpec, game: Game) -> tuple[Entry, ...]:
     width = 1 + max(cell[0] for cell in spec.cells)
     rows = 1 + max(cell[1] for cell in spec.cells)
     lit = set(spec.led_index)
-    found = [Entry(Kind.START, (0, 0), f"start {game.name}", game=game)]
+    found = [Entry(EntryKind.START, (0, 0), f"start {game.name}", game=game)]
     row = 1
     for option in game.options:
         values = _values(option)
@@ -115,7 +117,9 @@ def option_entries(spec: BoardSpec, game: Game) -> tuple[Entry, ...]:
         if not all(place in lit for place in places):
             continue
         found += [
-            Entry(Kind.CHOICE, place, f"{option.name} {value}", option=option.name, value=value)
+            Entry(
+                EntryKind.CHOICE, place, f"{option.name} {value}", option=option.name, value=value
+            )
             for place, value in zip(places, values, strict=True)
         ]
         row += 1
@@ -132,8 +136,8 @@ def opponent_entries(spec: BoardSpec, game: Game, below: int) -> tuple[Entry, ..
     top = max(cell[1] for cell in spec.cells)
     seats = game.seats[: game.new_state(game.resolve_options({})).players]
     rows = [
-        (Kind.OPPONENT, [("nobody", None), *((name, n) for n, name in enumerate(seats))]),
-        (Kind.STRENGTH, [(level.value, level) for level in Level]),
+        (EntryKind.OPPONENT, [("nobody", None), *((name, n) for n, name in enumerate(seats))]),
+        (EntryKind.STRENGTH, [(level.value, level) for level in Level]),
     ]
     found: list[Entry] = []
     for row, (kind, values) in zip(range(top, below - 1, -1), rows, strict=False):
@@ -167,7 +171,7 @@ class Menu:
         """The page shown: the games and levels, or a game's options."""
         self.options: dict[str, Any] = {}
         """The options chosen so far on a game's options page."""
-        self.opponent: dict[Kind, Any] = {}
+        self.opponent: dict[EntryKind, Any] = {}
         """The opponent chosen so far there: its seat (None: nobody) and its level."""
         self.open = False
         self.at = 0
@@ -215,19 +219,19 @@ class Menu:
         level is set. The menu stays open but for a game started."""
         entry = self.entries[self.at]
         self.since = now
-        if entry.kind is Kind.LEVEL:
+        if entry.kind is EntryKind.LEVEL:
             loop.writer.set_level(entry.level)
             loop.emit(Note(now, f"menu: {entry.label}"))
             return
-        if entry.kind is Kind.CHOICE:
+        if entry.kind is EntryKind.CHOICE:
             self.options[entry.option] = entry.value
             loop.emit(Note(now, f"menu: {entry.label}"))
             return
-        if entry.kind is Kind.SELFTEST:
+        if entry.kind is EntryKind.SELFTEST:
             self.close(loop, now)
             loop.selftest()
             return
-        if entry.kind is Kind.GAME:
+        if entry.kind is EntryKind.GAME:
             page = option_entries(self.spec, entry.game)
             below = 1 + max(e.place[1] for e in page)
             page += opponent_entries(self.spec, entry.game, below)
@@ -236,13 +240,13 @@ class Menu:
                 self.opponent = _current_opponent(loop)
                 loop.emit(Note(now, f"menu: {page[0].label}"))
                 return
-        if entry.kind in (Kind.OPPONENT, Kind.STRENGTH):
+        if entry.kind in (EntryKind.OPPONENT, EntryKind.STRENGTH):
             self.opponent[entry.kind] = entry.value
             loop.emit(Note(now, f"menu: {entry.label}"))
             return
         self.close(loop, now)
         before = loop.player
-        if entry.kind is Kind.START:
+        if entry.kind is EntryKind.START:
             loop.player = self._player(loop)
         try:
             loop.set_game(entry.game, dict(self.options), now)
@@ -254,17 +258,17 @@ class Menu:
         """The board's player the opponent page asks for."""
         from magboard.firmware.engine.opponent import AiSeat, Level
 
-        seat = self.opponent.get(Kind.OPPONENT)
+        seat = self.opponent.get(EntryKind.OPPONENT)
         if seat is None:
             return None
-        level = self.opponent.get(Kind.STRENGTH) or Level.NORMAL
+        level = self.opponent.get(EntryKind.STRENGTH) or Level.NORMAL
         return BoardPlayer(AiSeat(seat, level), loop.thinking)
 
     def chosen(self, entry: Entry) -> bool:
         """Whether an option's value is the one the game would start with."""
-        if entry.kind in (Kind.OPPONENT, Kind.STRENGTH):
+        if entry.kind in (EntryKind.OPPONENT, EntryKind.STRENGTH):
             return self.opponent.get(entry.kind) == entry.value
-        if entry.kind is not Kind.CHOICE:
+        if entry.kind is not EntryKind.CHOICE:
             return False
         game = self.entries[0].game
         default = game.option(entry.option).default if game is not None else None
@@ -287,11 +291,11 @@ class Menu:
         )
 
 
-def _current_opponent(loop: MenuTable) -> dict[Kind, Any]:
+def _current_opponent(loop: MenuTable) -> dict[EntryKind, Any]:
     """What the opponent page starts from: the board's player now, if any."""
     from magboard.firmware.engine.opponent import Level
 
     player = loop.player
     if player is None:
-        return {Kind.OPPONENT: None, Kind.STRENGTH: Level.NORMAL}
-    return {Kind.OPPONENT: player.seat.seat, Kind.STRENGTH: player.seat.level}
+        return {EntryKind.OPPONENT: None, EntryKind.STRENGTH: Level.NORMAL}
+    return {EntryKind.OPPONENT: player.seat.seat, EntryKind.STRENGTH: player.seat.level}

@@ -239,9 +239,9 @@ def lattice(width: int, height: int) -> Lattice:
     return Lattice(width, height)
 
 
-Position = tuple[Hashable, ...]
+Seen = tuple[Hashable, ...]
 """What the repetition rule compares: pieces by cell, tile footprints, supplies, whose turn."""
-NO_POSITIONS: frozenset[Position] = frozenset()
+NO_POSITIONS: frozenset[Seen] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -267,8 +267,8 @@ class TiledState(State):
     """Tile actions this turn still owes."""
     last: str = ""
     """The way of this turn's previous tile action, which the next may not undo."""
-    seen_once: frozenset[Position] = field(default=NO_POSITIONS, repr=False)
-    seen_twice: frozenset[Position] = field(default=NO_POSITIONS, repr=False)
+    seen_once: frozenset[Seen] = field(default=NO_POSITIONS, repr=False)
+    seen_twice: frozenset[Seen] = field(default=NO_POSITIONS, repr=False)
     """Positions met once and twice so far (the start among them): the third time draws."""
     max_turns: int = 200
     result: Outcome | None = None
@@ -377,7 +377,7 @@ class TiledState(State):
         return tuple(a for a in self.legal_actions() if a.touches <= cells)
 
     @property
-    def position(self) -> Position:
+    def position(self) -> Seen:
         return (self.board, frozenset(self.tiles), self.to_move, *self._holdings())
 
     def _holdings(self) -> tuple[Hashable, ...]:

@@ -1,6 +1,6 @@
 """Scanning the board and deciding when what the sensors see may be judged."""
 
 from .debounce import DEBOUNCE, SETTLE, Debouncer
-from .scanner import Reading, Scanner
+from .scanner import Scan, Scanner
 
-__all__ = ["DEBOUNCE", "SETTLE", "Debouncer", "Reading", "Scanner"]
+__all__ = ["DEBOUNCE", "SETTLE", "Debouncer", "Scan", "Scanner"]

@@ -25,7 +25,7 @@ for both, short enough that a bus failing for good never swallows a press."""
 
 
 @dataclass(frozen=True)
-class Reading:
+class Scan:
     now: float
     debounced: int
     changed: bool
@@ -67,7 +67,7 @@ class Scanner:
         """When the settle time after the last fault's complete scan is over."""
         self._held: tuple[ButtonEvent, ...] = ()
 
-    def step(self, wake_at: float | None = None) -> Reading:
+    def step(self, wake_at: float | None = None) -> Scan:
         """Waits for a change, a debounce or settle deadline, the poll, or `wake_at` (the
         lights' next animation step, the link's next look), whichever comes first; then scans,
         unless only `wake_at` woke it: lights and links have no business with the sensors, so
@@ -87,7 +87,7 @@ class Scanner:
         now = clock.now()
         if not woke and now < due:
             buttons = self._buttons(now, False)
-            return Reading(now, self.debouncer.debounced, False, 0, None, (), (), buttons)
+            return Scan(now, self.debouncer.debounced, False, 0, None, (), (), buttons)
         self.scans += 1
         faults: tuple[Fault, ...] = ()
         if now >= self._next_verify:
@@ -112,7 +112,7 @@ class Scanner:
         self._doubt(troubled, now)
         stable = self.debouncer.stable(now)
         trail = tuple(self.debouncer.take_trail()) if stable is not None else ()
-        return Reading(
+        return Scan(
             now,
             self.debouncer.debounced,
             changed,

@@ -194,7 +194,7 @@ def run_end(scenario: Scenario) -> float:
 
 
 @dataclass
-class Position:
+class FollowedGame:
     """The referee's position, followed from its events: the game started (or resumed), each
     move applied, each takeback undoing one."""
 
@@ -275,7 +275,7 @@ def play(
     steps' moments are kept by, the one `events.get` waits on: the wall's for a real board."""
     check_playable(scenario)
     rng = random.Random(scenario.seed)
-    position = Position(scenario)
+    position = FollowedGame(scenario)
     seen: list[Event] = []
     failures: list[str] = []
     zero: list[float] = []  # the game-started's own time, on the board's clock

@@ -52,9 +52,9 @@ def labelled(board: bytes, label: int) -> int:
     return (int.from_bytes(board, "little") >> (label.bit_length() - 1)) & SPREAD
 
 
-Position = tuple[bytes, int, bool]
+Seen = tuple[bytes, int, bool]
 """What the repetition rule compares: the board, the player to move, the neutral tile in hand."""
-NO_POSITIONS: frozenset[Position] = frozenset()
+NO_POSITIONS: frozenset[Seen] = frozenset()
 
 
 def _index(cell: Cell) -> int:

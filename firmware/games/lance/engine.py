@@ -24,9 +24,9 @@ from magboard.firmware.games.lance.actions import (
     NEUTRAL,
     Place,
     PlaceNeutral,
+    Seen,
     Slide,
 )
-from magboard.firmware.games.lance.actions import Position as Seen
 from magboard.firmware.games.lance.rules import GAME, LanceState
 from magboard.firmware.games.search import COMPACT, BenchRow, SearchHooks, declare_search
 from magboard.firmware.native import py_lance

@@ -61,7 +61,7 @@ from .actions import (
     FlagFell,
     Place,
     PlaceNeutral,
-    Position,
+    Seen,
     Slide,
     _cell,
     _index,
@@ -95,12 +95,12 @@ class LanceState(State):
     """This turn has placed a tile."""
     slid: bool = False
     """This turn has slid a group (after which only the neutral tile may follow)."""
-    seen_once: frozenset[Position] = field(default=NO_POSITIONS, repr=False)
+    seen_once: frozenset[Seen] = field(default=NO_POSITIONS, repr=False)
     """Positions this bout's turns have ended in once, of those that can still come up again.
     Tiles never leave the board during a bout, so once a turn places a tile (its own or the
     neutral) no earlier position can recur: placing forgets them all, which keeps this small
     and lets states that differ only in such a past compare (and key) equal."""
-    seen_twice: frozenset[Position] = field(default=NO_POSITIONS, repr=False)
+    seen_twice: frozenset[Seen] = field(default=NO_POSITIONS, repr=False)
     """Positions the turns have ended in twice, of those that can still come up again: the next
     time is the third, a stalemate, so no position needs a higher count."""
     max_turns: int = 300

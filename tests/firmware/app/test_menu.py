@@ -4,7 +4,7 @@ buttons is in tests/scenarios/menu-*.toml."""
 
 from __future__ import annotations
 
-from magboard.firmware.app.menu import LEVELS, Kind, Menu, entries, option_entries
+from magboard.firmware.app.menu import LEVELS, EntryKind, Menu, entries, option_entries
 from magboard.firmware.games import get_game
 from magboard.firmware.lights import DEFAULT, render
 from magboard.firmware.lights.palette import dimmed
@@ -16,10 +16,10 @@ def test_each_game_profiled_on_the_board_has_one_square_then_the_levels():
     for name in ("r1", "mini"):
         spec = load_board(name)
         found = entries(spec)
-        games = [e.label for e in found if e.kind is Kind.GAME]
+        games = [e.label for e in found if e.kind is EntryKind.GAME]
         assert sorted(games) == sorted(g for g, board in profiled_pairs() if board == name)
-        assert [e.level for e in found if e.kind is Kind.LEVEL] == list(LEVELS)
-        assert found[-1].kind is Kind.SELFTEST
+        assert [e.level for e in found if e.kind is EntryKind.LEVEL] == list(LEVELS)
+        assert found[-1].kind is EntryKind.SELFTEST
         assert [e.place for e in found] == list(spec.cells[: len(found)])
         assert entries(spec) == found  # a fixed order, the same every time
 
