@@ -31,7 +31,7 @@ from functools import cache, cached_property
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the games import this module to declare themselves: it never imports them
     from magboard.firmware.games.core import Action, Game, State
     from magboard.firmware.games.grid import Cell
 
@@ -93,7 +93,8 @@ ROW = tuple(i // SIDE for i in range(CELLS))
 @dataclass(frozen=True, eq=False)
 class StackTables:
     """A stacking game's tables, as the engine reads them: stacks are indices into the game's own
-    list of stacks (0 the empty cell)."""
+    list of stacks (0 the empty cell). One per game, compared as the object it is; it keeps the
+    open cells it has worked out."""
 
     on_top: tuple[tuple[int, ...], ...]
     """Per stack, per size, the stack after a piece of that size goes on it; 0 where it may not."""
@@ -173,6 +174,7 @@ class LineGame:
     """One of the three games with its options: the rules the engine plays by."""
 
     rules: LineRules
+    """The game's own declaration: its kernel code, its positions, its actions, its tables."""
     supplies: tuple[int, int, int] = (0, 0, 0)
     """Tic-Tac-Cap: each player's markers at the start; Tic Tac Doh!: the shared stash."""
     cover_own: bool = True
@@ -381,7 +383,9 @@ def encode(state: State) -> bytes:
     if outcome is not None:
         position[STATUS] = DRAWN if outcome.draw else LOST
         if not outcome.draw and not outcome.cells:
-            position[STATUS] = ON  # stuck without a line: `result` finds it, as after `play`
+            # A loss no line made (no cells to light) is the mover stuck, which `result` finds,
+            # as after `play`.
+            position[STATUS] = ON
     return bytes(position)
 
 
