@@ -25,8 +25,6 @@ CONFIG = (
 )
 OVERLAY = "the printed overlay is Magnetmen's own, a host tool of the game"
 NOT_YET: dict[str, str] = {
-    "firmware/engine/linegames.py": "the line games' engine, kept beside the other engines",
-    "firmware/native/py_lance.py": "Lance Assembly's kernel, kept beside the other kernels",
     "hardware/magboard.toml": CONFIG,
     "host/overlay/command.py": OVERLAY,
     "host/overlay/layout.py": OVERLAY,

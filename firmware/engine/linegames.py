@@ -7,7 +7,7 @@ same bytes as this module (its pure-Python twin and reference):
 - `CELLS` bytes, row-major from a1 (tic-tac-toe and Tic-Tac-Cap use the first nine as their 3x3
   board): tic-tac-toe the owner bit (1 X, 2 O); Tic-Tac-Cap the top marker only, 1 + 3*owner +
   size (covered markers never count again, so the future never reads them); Tic Tac Doh! the
-  stack's index in `tictacdoh.STACKS`;
+  stack's index in its rules' list of stacks;
 - six supply counts: Tic-Tac-Cap each player's Small, Medium, Large; Tic Tac Doh! the shared
   stash in the first three;
 - Tic-Tac-Cap's own turns of each player capped at 2 (they only lift the size limits), its passes
@@ -16,19 +16,24 @@ same bytes as this module (its pure-Python twin and reference):
 
 Moves are ints: `size * CELLS + cell`, or `PASS_MOVE`. Moves are generated from the rules
 directly, with no legality re-check: the referee's States stay the judge of the board.
+
+Each game tells the engine what it needs of the game at the bottom of the game's own module
+(`declare_line_game`): its kernel code, its options, how its States are written as positions and
+moves read back as its actions, and the tables of its stacks; the engine finds them by the game.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from enum import IntEnum
-from functools import cache
+from functools import cache, cached_property
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-from magboard.firmware import native
-from magboard.firmware.games import tictaccap, tictacdoh, tictactoe
-from magboard.firmware.games.core import PASS, Action, State
-from magboard.firmware.games.sized import Place
+if TYPE_CHECKING:  # the games import this module to declare themselves: it never imports them
+    from magboard.firmware.games.core import Action, Game, State
+    from magboard.firmware.games.grid import Cell
 
 CELLS = 25
 SIDE = 5
@@ -78,32 +83,105 @@ SMALL_BOARD = tuple(r * SIDE + c for r in range(3) for c in range(3))
 """The nine cells of a 3x3 game on the layout (a1, b1, c1, a2, ...)."""
 ALL_CELLS = tuple(range(CELLS))
 
-DOH_ON_TOP = tictacdoh.ON_TOP
-DOH_COUNTS = tictacdoh.COUNTS_AS
-DOH_COUNTS_TABLE = DOH_COUNTS.ljust(256, b"\0")
-"""Per stack index, the mask of sizes it counts as, as a `bytes.translate` table."""
 DOH_CENTRE = (SIDE // 2) * SIDE + SIDE // 2
-DOH_NEIGHBOURS = tictacdoh.NEIGHBOURS
-DOH_TAKES = tuple(
-    bytes(1 if 0 < code < len(DOH_ON_TOP) and DOH_ON_TOP[code][size] else 0 for code in range(256))
-    for size in range(3)
-)
-"""Per size, per stack index, 1 where a piece of that size may go on the stack (a table for
-`bytes.translate`)."""
 OCCUPIED = bytes(1 if code else 0 for code in range(256))
 """A `bytes.translate` table: 1 for an occupied cell."""
 COLUMN = tuple(i % SIDE for i in range(CELLS))
 ROW = tuple(i // SIDE for i in range(CELLS))
 
 
+@dataclass(frozen=True, eq=False)
+class StackTables:
+    """A stacking game's tables, as the engine reads them: stacks are indices into the game's own
+    list of stacks (0 the empty cell). One per game, compared as the object it is; it keeps the
+    open cells it has worked out."""
+
+    on_top: tuple[tuple[int, ...], ...]
+    """Per stack, per size, the stack after a piece of that size goes on it; 0 where it may not."""
+    counts_as: bytes
+    """Per stack, the mask of sizes it counts as in a line."""
+    neighbours: tuple[tuple[int, ...], ...]
+    """Per cell of the 5-wide layout, the cells touching it."""
+    _open: dict[bytes, tuple[int, ...]] = field(default_factory=dict, init=False, repr=False)
+
+    @cached_property
+    def counts_table(self) -> bytes:
+        """Per stack index, the mask of sizes it counts as, as a `bytes.translate` table."""
+        return self.counts_as.ljust(256, b"\0")
+
+    @cached_property
+    def takes(self) -> tuple[bytes, ...]:
+        """Per size, per stack index, 1 where a piece of that size may go on the stack (a table
+        for `bytes.translate`)."""
+        on_top = self.on_top
+        return tuple(
+            bytes(1 if 0 < code < len(on_top) and on_top[code][size] else 0 for code in range(256))
+            for size in range(3)
+        )
+
+    def open_cells(self, occupancy: bytes) -> tuple[int, ...]:
+        """The open cells for a pattern of occupied cells (1 occupied, 0 empty): a few thousand
+        patterns occur, so each is worked out once."""
+        found = self._open.get(occupancy)
+        if found is None:
+            found = self._open[occupancy] = _open_cells(occupancy, self.neighbours)
+        return found
+
+
+def _no_options(state: State) -> tuple[tuple[int, int, int], bool]:
+    return (0, 0, 0), True
+
+
+@dataclass(frozen=True, eq=False)
+class LineRules:
+    """What a line game tells the engine of itself (`declare_line_game`); one per game, so two
+    are the same rules only when they are the same object."""
+
+    kind: Kind
+    fill: Callable[[State, bytearray], None] = field(repr=False)
+    """Writes a State's cells and supplies (and what else of the layout its game keeps) into a
+    position; the engine writes the player to move and the status."""
+    action: Callable[[int], Action] = field(repr=False)
+    """The referee's action for a move (`place_of` reads a placement's size and square)."""
+    options: Callable[[State], tuple[tuple[int, int, int], bool]] = field(
+        default=_no_options, repr=False
+    )
+    """The options of a State's game that the engine plays by: the supplies at the start (see
+    `LineGame.supplies`) and whether a player may cover their own markers."""
+    stacks: StackTables | None = field(default=None, repr=False)
+    """The tables of a game whose pieces stack, where its kernel reads them."""
+
+
+_RULES: dict[str, LineRules] = {}
+
+
+def declare_line_game(game: Game, rules: LineRules) -> LineRules:
+    """Files `rules` as `game`'s: what its module calls once, at its bottom."""
+    if game.name in _RULES:
+        raise ValueError(f"the line rules of {game.name!r} are declared twice")
+    _RULES[game.name] = rules
+    return rules
+
+
+def place_of(move: int) -> tuple[int, Cell]:
+    """A placement's size and square (column, row)."""
+    size, cell = divmod(move, CELLS)
+    return size, (cell % SIDE, cell // SIDE)
+
+
 @dataclass(frozen=True)
 class LineGame:
     """One of the three games with its options: the rules the engine plays by."""
 
-    kind: Kind
+    rules: LineRules
+    """The game's own declaration: its kernel code, its positions, its actions, its tables."""
     supplies: tuple[int, int, int] = (0, 0, 0)
     """Tic-Tac-Cap: each player's markers at the start; Tic Tac Doh!: the shared stash."""
     cover_own: bool = True
+
+    @property
+    def kind(self) -> Kind:
+        return self.rules.kind
 
     def start(self) -> bytes:
         position = bytearray(POSITION_SIZE)
@@ -121,12 +199,12 @@ class LineGame:
             return [i for i in SMALL_BOARD if not position[i]]
         if self.kind is Kind.TIC_TAC_CAP:
             return _cap_moves(position, self.cover_own)
-        return _doh_moves(position)
+        return _doh_moves(position, self.rules.stacks)  # type: ignore[arg-type]
 
     def count_moves(self, position: bytes) -> int:
         """len(moves(position)), the cheapest way the game allows."""
         if self.kind is Kind.TIC_TAC_DOH:
-            return _doh_count(position)
+            return _doh_count(position, self.rules.stacks)  # type: ignore[arg-type]
         return len(self.moves(position))
 
     def play(self, position: bytes, move: int) -> bytes:
@@ -135,7 +213,7 @@ class LineGame:
             return _ttt_play(position, move)
         if self.kind is Kind.TIC_TAC_CAP:
             return _cap_play(position, move)
-        return _doh_play(position, move)
+        return _doh_play(position, move, self.rules.stacks)  # type: ignore[arg-type]
 
     def result(self, position: bytes) -> int | None:
         """For the player to move: -1 lost, 0 drawn, None while the game goes on."""
@@ -144,19 +222,13 @@ class LineGame:
             return -1
         if status == DRAWN:
             return 0
-        if self.kind is Kind.TIC_TAC_DOH and not _doh_moves(position):
+        if self.kind is Kind.TIC_TAC_DOH and not self.moves(position):
             return -1  # pieces left but nowhere to put one
         return None
 
     def action(self, move: int) -> Action:
         """The referee's action for a move."""
-        if move == PASS_MOVE:
-            return PASS
-        size, cell = divmod(move, CELLS)
-        place = (cell % SIDE, cell // SIDE)
-        if self.kind is Kind.TIC_TAC_TOE:
-            return tictactoe.Place(place)
-        return Place(size, place)
+        return self.rules.action(move)
 
 
 def _ttt_play(position: bytes, move: int) -> bytes:
@@ -217,15 +289,13 @@ def _cap_play(position: bytes, move: int) -> bytes:
     return bytes(after)
 
 
-def _doh_open(position: bytes) -> tuple[int, ...]:
+def _doh_open(position: bytes, stacks: StackTables) -> tuple[int, ...]:
     """The empty cells a piece may go on, in order."""
-    return _open_cells(position[:CELLS].translate(OCCUPIED))
+    return stacks.open_cells(position[:CELLS].translate(OCCUPIED))
 
 
-@cache
-def _open_cells(occupancy: bytes) -> tuple[int, ...]:
-    """The open cells for a pattern of occupied cells (1 occupied, 0 empty): a few thousand
-    patterns occur, so each is worked out once."""
+def _open_cells(occupancy: bytes, neighbours: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
+    """The open cells for a pattern of occupied cells (1 occupied, 0 empty)."""
     occupied = [i for i, taken in enumerate(occupancy) if taken]
     if not occupied:
         return (DOH_CENTRE,)
@@ -233,7 +303,7 @@ def _open_cells(occupancy: bytes) -> tuple[int, ...]:
     rows = [ROW[i] for i in occupied]
     low_col, high_col = max(cols) - 2, min(cols) + 2
     low_row, high_row = max(rows) - 2, min(rows) + 2
-    touching = set().union(*(DOH_NEIGHBOURS[i] for i in occupied))
+    touching = set().union(*(neighbours[i] for i in occupied))
     return tuple(
         sorted(
             i
@@ -245,14 +315,14 @@ def _open_cells(occupancy: bytes) -> tuple[int, ...]:
     )
 
 
-def _doh_moves(position: bytes) -> list[int]:
-    open_cells = _doh_open(position)
+def _doh_moves(position: bytes, stacks: StackTables) -> list[int]:
+    open_cells = _doh_open(position, stacks)
     found = []
     for size in range(3):
         if not position[SUPPLY + size]:
             continue
         offset = size * CELLS
-        takes = DOH_TAKES[size]
+        takes = stacks.takes[size]
         found.extend(
             sorted(
                 [offset + i for i in open_cells]
@@ -262,26 +332,27 @@ def _doh_moves(position: bytes) -> list[int]:
     return found
 
 
-def _doh_count(position: bytes) -> int:
+def _doh_count(position: bytes, stacks: StackTables) -> int:
     """How many moves `_doh_moves` gives, without listing them: perft's last level."""
     if position[STATUS]:
         return 0
     cells = position[:CELLS]
-    open_count = len(_doh_open(position))
+    open_count = len(_doh_open(position, stacks))
+    takes = stacks.takes
     return sum(
-        open_count + cells.translate(DOH_TAKES[size]).count(1)
+        open_count + cells.translate(takes[size]).count(1)
         for size in range(3)
         if position[SUPPLY + size]
     )
 
 
-def _doh_play(position: bytes, move: int) -> bytes:
+def _doh_play(position: bytes, move: int, stacks: StackTables) -> bytes:
     size, cell = divmod(move, CELLS)
     after = bytearray(position)
-    after[cell] = DOH_ON_TOP[position[cell]][size]
+    after[cell] = stacks.on_top[position[cell]][size]
     after[SUPPLY + size] -= 1
     after[MOVER] = 1 - position[MOVER]
-    masks = after[:CELLS].translate(DOH_COUNTS_TABLE)
+    masks = after[:CELLS].translate(stacks.counts_table)
     counts = masks[cell]
     if any(counts & masks[a] & masks[b] for a, b in LINES_5X5[cell]):
         after[STATUS] = LOST
@@ -291,51 +362,30 @@ def _doh_play(position: bytes, move: int) -> bytes:
 
 
 def game_of(state: State) -> LineGame | None:
-    """The engine's rules for a referee State, or None for a game it does not play."""
-    if isinstance(state, tictactoe.TicTacToeState):
-        return LineGame(Kind.TIC_TAC_TOE)
-    if isinstance(state, tictaccap.TicTacCapState):
-        # The supplies at the start are not in a State; what is left plus what is on the board
-        # gives them back.
-        used = [[0, 0, 0], [0, 0, 0]]
-        for stack in state.stacks:
-            for owner, size in stack:
-                used[owner][size] += 1
-        start = tuple(state.supplies[0][s] + used[0][s] for s in range(3))
-        return LineGame(Kind.TIC_TAC_CAP, start, state.cover_own)  # type: ignore[arg-type]
-    if isinstance(state, tictacdoh.TicTacDohState):
-        return LineGame(Kind.TIC_TAC_DOH, tictacdoh.STASH)
-    return None
+    """The engine's rules for a referee State, or None for a game that declared none."""
+    rules = _RULES.get(state.game.name)
+    if rules is None:
+        return None
+    supplies, cover_own = rules.options(state)
+    return LineGame(rules, supplies, cover_own)
 
 
 def encode(state: State) -> bytes:
     """The engine's position for a referee State of any of the three games (any reachable
     position, any options)."""
-    position = bytearray(POSITION_SIZE)
-    if isinstance(state, tictactoe.TicTacToeState):
-        for i, mark in zip(SMALL_BOARD, state.board, strict=True):
-            position[i] = mark
-    elif isinstance(state, tictaccap.TicTacCapState):
-        for i, stack in zip(SMALL_BOARD, state.stacks, strict=True):
-            if stack:
-                owner, size = stack[-1]
-                position[i] = 1 + 3 * owner + size
-        position[SUPPLY : SUPPLY + 6] = bytes(state.supplies[0] + state.supplies[1])
-        for player in range(2):
-            position[OWN_TURNS + player] = min(2, state.turns_taken(player))
-        position[PASSES] = min(state.passes, 2)
-    elif isinstance(state, tictacdoh.TicTacDohState):
-        position[:CELLS] = state.board
-        position[SUPPLY : SUPPLY + 3] = bytes(state.stash)
-    else:
+    rules = _RULES.get(state.game.name)
+    if rules is None:
         raise TypeError(f"the line-game engine does not play {type(state).__name__}")
+    position = bytearray(POSITION_SIZE)
+    rules.fill(state, position)
     position[MOVER] = state.to_move
     outcome = state.outcome()
     if outcome is not None:
         position[STATUS] = DRAWN if outcome.draw else LOST
-        stuck = not outcome.draw and isinstance(state, tictacdoh.TicTacDohState)
-        if stuck and not native.winners(tictacdoh.SHAPE, state.counts_as):
-            position[STATUS] = ON  # stuck without a line: `result` finds it, as after `play`
+        if not outcome.draw and not outcome.cells:
+            # A loss no line made (no cells to light) is the mover stuck, which `result` finds,
+            # as after `play`.
+            position[STATUS] = ON
     return bytes(position)
 
 

@@ -19,6 +19,17 @@ from functools import cached_property
 from typing import Any
 
 from magboard.firmware import native
+from magboard.firmware.engine.linegames import (
+    OWN_TURNS,
+    PASS_MOVE,
+    PASSES,
+    SMALL_BOARD,
+    SUPPLY,
+    Kind,
+    LineRules,
+    declare_line_game,
+    place_of,
+)
 
 from .core import PASS, Action, Game, Option, Outcome, Pass, State
 from .grid import Cell, cell_name, draw_grid
@@ -273,3 +284,35 @@ declare_search(
         perft=(({"variant": "classic"}, 5),),
     ),
 )
+
+
+def _fill(state: TicTacCapState, position: bytearray) -> None:
+    """The board as the compact engine keeps it: each cell's top marker, the supplies, each
+    player's own turns (up to the two that lift the size limits) and the passes in a row."""
+    for i, stack in zip(SMALL_BOARD, state.stacks, strict=True):
+        if stack:
+            owner, size = stack[-1]
+            position[i] = 1 + 3 * owner + size
+    position[SUPPLY : SUPPLY + 6] = bytes(state.supplies[0] + state.supplies[1])
+    for player in range(2):
+        position[OWN_TURNS + player] = min(2, state.turns_taken(player))
+    position[PASSES] = min(state.passes, 2)
+
+
+def _options(state: TicTacCapState) -> tuple[tuple[int, int, int], bool]:
+    """Each player's supplies at the start and whether they may cover their own markers."""
+    # The supplies at the start are not in a State; what is left plus what is on the board
+    # gives them back.
+    used = [[0, 0, 0], [0, 0, 0]]
+    for stack in state.stacks:
+        for owner, size in stack:
+            used[owner][size] += 1
+    start = tuple(state.supplies[0][s] + used[0][s] for s in range(3))
+    return start, state.cover_own  # type: ignore[return-value]
+
+
+def _action(move: int) -> Action:
+    return PASS if move == PASS_MOVE else Place(*place_of(move))
+
+
+declare_line_game(GAME, LineRules(Kind.TIC_TAC_CAP, fill=_fill, action=_action, options=_options))

@@ -20,6 +20,15 @@ from functools import cached_property
 from typing import Any
 
 from magboard.firmware import native
+from magboard.firmware.engine.linegames import (
+    CELLS,
+    SUPPLY,
+    Kind,
+    LineRules,
+    StackTables,
+    declare_line_game,
+    place_of,
+)
 
 from .core import Action, Game, Outcome, State
 from .grid import Cell, cell_name, draw_grid
@@ -266,3 +275,22 @@ __all__ = ["GAME", "STACKS", "Place", "TicTacDohState"]
 
 # Its whole solve takes more than a moment: it ships an opening table.
 declare_search(GAME, SearchHooks(tabled=({},), perft=(({}, 5),)))
+
+
+def _fill(state: TicTacDohState, position: bytearray) -> None:
+    """The board's stacks by index in `STACKS` and the shared stash, as the compact engine keeps
+    them."""
+    position[:CELLS] = state.board
+    position[SUPPLY : SUPPLY + 3] = bytes(state.stash)
+
+
+declare_line_game(
+    GAME,
+    LineRules(
+        Kind.TIC_TAC_DOH,
+        fill=_fill,
+        action=lambda move: Place(*place_of(move)),
+        options=lambda state: (STASH, True),
+        stacks=StackTables(ON_TOP, COUNTS_AS, NEIGHBOURS),
+    ),
+)

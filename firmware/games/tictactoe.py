@@ -8,6 +8,13 @@ from functools import cached_property
 from typing import Any
 
 from magboard.firmware import native
+from magboard.firmware.engine.linegames import (
+    SMALL_BOARD,
+    Kind,
+    LineRules,
+    declare_line_game,
+    place_of,
+)
 
 from .core import Action, Game, Outcome, State
 from .grid import Cell, cell_name, draw_grid, parse_cell
@@ -124,3 +131,15 @@ GAME = Game(
     phrase=_phrase,
 )
 TicTacToeState.game = GAME
+
+
+def _fill(state: TicTacToeState, position: bytearray) -> None:
+    """The board's marks as the compact engine keeps them: the owner bit, on the first nine
+    cells."""
+    for i, mark in zip(SMALL_BOARD, state.board, strict=True):
+        position[i] = mark
+
+
+declare_line_game(
+    GAME, LineRules(Kind.TIC_TAC_TOE, fill=_fill, action=lambda move: Place(place_of(move)[1]))
+)

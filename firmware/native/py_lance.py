@@ -3,7 +3,7 @@
 A bout in progress as a handful of integers (`Position`): one 36-bit mask of cells per owner
 (seat A, seat B, the neutral tile), the supplies, the turn's phase, and what the repetition and
 `max_turns` rules need. Actions are small integer codes (`PLACE`, `NEUTRAL`, `END`, slides from
-`SLIDE`), listed in the rules' own order (`LanceState.legal_actions`), generated without any
+`SLIDE`), listed in the order of the rules' legal actions, generated without any
 legality re-check. `playout` plays uniformly random actions to the end of the bout with one
 integer generator (splitmix64) that the C kernel also implements, so both give the same bout,
 action for action, for the same seed: that is what the tests compare.
