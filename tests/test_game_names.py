@@ -40,7 +40,6 @@ NOT_YET: dict[str, str] = {
     "host/overlay/legend.py": OVERLAY,
     "host/overlay/sheet.py": OVERLAY,
     "sim/machine/deploy.py": DEFAULT,
-    "sim/pipeline_bench.py": "FAMILIES: per game, options that change a judged frame's cost",
     "sim/scan_bench.py": DEFAULT,
     "sim/soak.py": DEFAULT,
     "sim/soak_remote.py": DEFAULT,

@@ -433,6 +433,10 @@ class Game:
     held_back: type[Action] | None = None
     """A kind of action a benchmark keeps out of half its sample games, as players often never
     make it (Lance Assembly's neutral tile)."""
+    bench_families: tuple[Mapping[str, Any], ...] = field(default=(), compare=False)
+    """Options that change what a judged frame costs (the pieces in play, the seats, the
+    clocks): the pipeline benchmark measures each, added to every profiled variant, as a row of
+    its own."""
     phrase: Callable[[Action, State | None], Phrase | None] | None = field(default=None, repr=False)
     """The game's own actions in words for players (`words.said`), None for an action it
     leaves to the words every game shares; `state`, where given, is a position of the game."""

@@ -1286,6 +1286,7 @@ GAME = Game(
     parse_action=parse_action,
     rules_file="magnetmen.md",
     turn_option="set",
+    bench_families=({"players": 3}, {"players": 4}),
     universe=_universe,
     phrase=_phrase,
 )
