@@ -20,7 +20,6 @@ SKIPPED = {".md", ".pyc", ".png", ".svg", ".so", ".o", ".ico", ".woff2"}
 
 DEFAULT = "the default game of a command or a config: tic-tac-toe, which every board plays"
 HOOKS = "the search's per-game hooks (isinstance dispatch), being made generic in the engine"
-OVERLAY = "the printed overlay is Magnetmen's own, a host tool of the game"
 NOT_YET: dict[str, str] = {
     "firmware/app/run.py": DEFAULT,
     "firmware/engine/ai_bench.py": "the engine benchmark's list of games and their positions",
@@ -35,10 +34,6 @@ NOT_YET: dict[str, str] = {
     "firmware/engine/strength.py": "the strength harness's list of games and their search options",
     "firmware/native/py_lance.py": "Lance Assembly's kernel, kept beside the other kernels",
     "hardware/install.py": DEFAULT,
-    "host/overlay/command.py": OVERLAY,
-    "host/overlay/layout.py": OVERLAY,
-    "host/overlay/legend.py": OVERLAY,
-    "host/overlay/sheet.py": OVERLAY,
     "sim/machine/deploy.py": DEFAULT,
     "sim/scan_bench.py": DEFAULT,
     "sim/soak.py": DEFAULT,

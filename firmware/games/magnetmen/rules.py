@@ -76,6 +76,7 @@ from ..screen import Picture, Standings
 from . import scoring, screen
 from .generator import SIZES, Printed, generate
 from .kinds import KINDS
+from .printing import PRINTING
 from .scoring import Icon, Tally
 
 SEATS = ("A", "B", "C", "D")
@@ -1288,6 +1289,7 @@ GAME = Game(
     turn_option="set",
     bench_families=({"players": 3}, {"players": 4}),
     universe=_universe,
+    printing=PRINTING,
     phrase=_phrase,
 )
 MagnetmenState.game = GAME
