@@ -21,8 +21,9 @@ render cache is emptied before each run, as the next turn's positions are new to
 writing the frame on the wire is the driver's and the chain's time, and is left out.
 
 Every game is measured with each option family that changes its pieces, seats, clocks or turns
-(`bench_variants`: Meep Tac Toe's maneuvers, Magnetmen's sets with 2, 3 and 4 players, Lance
-Assembly's clocks, Tic-Tac-Cap's variants where the board's trays hold them). One more row, the
+(`bench_variants`; each game declares its own, `Game.bench_families`: Meep Tac Toe's maneuvers,
+Magnetmen's sets with 2, 3 and 4 players, Lance Assembly's clocks, Tic-Tac-Cap's variants where
+the board's trays hold them). One more row, the
 stress row, takes all its samples from the largest turn met in any game (Lance Assembly's tens of
 thousands of continuations): the widest start a search by difference meets.
 
@@ -76,19 +77,6 @@ COUNT_LIMIT = 200_000
 """Stop counting a turn's continuations here (the figure is then a lower bound)."""
 COUNTED_GAMES = 16
 """Sample games per profile whose turn is counted for its largest turn."""
-FAMILIES: dict[str, tuple[dict[str, Any], ...]] = {
-    "magnetmen": ({"players": 3}, {"players": 4}),
-    "lance-assembly": ({"clock": "classic"}, {"clock": "none"}),
-    "tic-tac-cap": (
-        {"variant": "easy-rider"},
-        {"variant": "manager"},
-        {"variant": "heist"},
-        {"variant": "five-small"},
-        {"cover_own": False},
-    ),
-}
-"""Per game, options added to each of its profiled variants for a row of their own: what
-changes the pieces in play, the seats or the clocks may change what a judged frame costs."""
 
 
 def every_reading(profile: Profile, start: State, frames: Sequence[int], across: bool) -> Found:
@@ -445,11 +433,11 @@ def measure(min_time: float = 0.6, frames: int | None = None) -> dict[str, Any]:
 
 def bench_variants() -> list[tuple[str, str, dict[str, Any]]]:
     """Every profiled variant (`profiled_variants`), each followed by its game's option
-    families (`FAMILIES`) on the boards whose trays hold their pieces."""
+    families (`Game.bench_families`) on the boards whose trays hold their pieces."""
     found = []
     for game_name, board_name, options in profiled_variants():
         found.append((game_name, board_name, options))
-        for extra in FAMILIES.get(game_name, ()):
+        for extra in get_game(game_name).bench_families:
             chosen = {**options, **extra}
             try:
                 profile_for(get_game(game_name), load_board(board_name), chosen)

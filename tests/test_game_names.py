@@ -23,14 +23,8 @@ CONFIG = (
     "the configuration an operator starts from names its game; the installer writes it with the"
     " standard library alone, before magboard is installed, so it cannot ask the registry"
 )
-OVERLAY = "the printed overlay is Magnetmen's own, a host tool of the game"
 NOT_YET: dict[str, str] = {
     "hardware/magboard.toml": CONFIG,
-    "host/overlay/command.py": OVERLAY,
-    "host/overlay/layout.py": OVERLAY,
-    "host/overlay/legend.py": OVERLAY,
-    "host/overlay/sheet.py": OVERLAY,
-    "sim/pipeline_bench.py": "FAMILIES: per game, options that change a judged frame's cost",
     "sim/soak.py": DEFAULT,
     "sim/soak_remote.py": DEFAULT,
 }

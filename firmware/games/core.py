@@ -124,6 +124,47 @@ class ClockRules:
     reserve: float
 
 
+@dataclass(frozen=True)
+class LegendEntry:
+    """One kind of square in a printed board's legend: its icon, a line about it, its text."""
+
+    name: str
+    detail: str
+    text: str
+
+
+@dataclass(frozen=True)
+class PrintedBoard:
+    """A game's board generated to be printed: a name on every square, and its legend."""
+
+    width: int
+    height: int
+    squares: tuple[str, ...]
+    """Names, row by row from a1 (bottom left), each with an icon of its own."""
+    title: str
+    """The document's title."""
+    heading: str
+    """The game and the options the board came from, in one line."""
+    legend_title: str
+    legend: tuple[LegendEntry, ...]
+    legend_note: str
+    """The rule the legend closes with."""
+
+
+@dataclass(frozen=True)
+class Printing:
+    """What printing a game's board needs (`magboard overlay`), for a game whose board is
+    generated rather than fixed: the options it is generated from, the generator and the
+    icons."""
+
+    options: tuple[str, ...]
+    """The game's options the board is generated from (each a flag of the command)."""
+    generate: Callable[[int, Mapping[str, Any]], PrintedBoard] = field(repr=False)
+    """The board of a seed and those options."""
+    draw_icon: Callable[..., None] = field(repr=False)
+    """Draws a square's icon: (canvas, name, x, y, side, background grey)."""
+
+
 class Action(ABC):
     """One atomic thing a player does. Subclasses are frozen dataclasses whose `str()` is the
     game notation, which the game's parser reads back."""
@@ -433,6 +474,12 @@ class Game:
     held_back: type[Action] | None = None
     """A kind of action a benchmark keeps out of half its sample games, as players often never
     make it (Lance Assembly's neutral tile)."""
+    bench_families: tuple[Mapping[str, Any], ...] = field(default=(), compare=False)
+    """Options that change what a judged frame costs (the pieces in play, the seats, the
+    clocks): the pipeline benchmark measures each, added to every profiled variant, as a row of
+    its own."""
+    printing: Printing | None = field(default=None, compare=False, repr=False)
+    """How to print the game's board to lay over a board, for a game whose board is generated."""
     phrase: Callable[[Action, State | None], Phrase | None] | None = field(default=None, repr=False)
     """The game's own actions in words for players (`words.said`), None for an action it
     leaves to the words every game shares; `state`, where given, is a position of the game."""

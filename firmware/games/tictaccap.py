@@ -264,6 +264,13 @@ GAME = Game(
     parse_action=parse_action,
     aliases=("tictaccap", "ttc"),
     rules_file="tic-tac-cap.md",
+    bench_families=(
+        {"variant": "easy-rider"},
+        {"variant": "manager"},
+        {"variant": "heist"},
+        {"variant": "five-small"},
+        {"cover_own": False},
+    ),
     universe=lambda state: every_place(state.extent),
     phrase=said,
 )

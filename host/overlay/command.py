@@ -1,5 +1,8 @@
 """`magboard overlay GAME ...`: checks the request, generates the board, writes the PDF.
 
+Any game that declares its printing (`Game.printing`) has an overlay; the flags of the options
+its board is generated from are checked against the game's own choices.
+
 Every choice is checked here rather than by argparse, so a mistake is reported as the one line
 the other commands give (the CLI prints a CommandError and exits 2), naming the choices.
 """
@@ -9,15 +12,12 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from magboard.firmware.app.errors import CommandError
-from magboard.firmware.games.magnetmen.kinds import Set
+from magboard.firmware.games.core import Printing
 
 from .tiling import PAPERS
-
-GAMES = ("magnetmen",)
-SETS = tuple(s.value for s in Set)
-POWERS = ("main", "random")
 
 
 class OverlayError(CommandError):
@@ -26,17 +26,16 @@ class OverlayError(CommandError):
 
 @dataclass(frozen=True)
 class Request:
+    printing: Printing
     seed: int
-    size: str
-    set: str
-    powers: str
+    options: dict[str, Any]
+    """The options the board is generated from, by name."""
     paper: str
     board: str
     out: Path
 
 
 def main(args: argparse.Namespace) -> int:
-    from magboard.firmware.games.magnetmen.generator import generate
     from magboard.hardware.spec import load_board
 
     from .layout import layout
@@ -46,9 +45,9 @@ def main(args: argparse.Namespace) -> int:
 
     request = checked(args)
     spec = load_board(request.board)
-    printed = generate(request.seed, size=request.size, set=request.set, powers=request.powers)
+    printed = request.printing.generate(request.seed, request.options)
     try:
-        overlay = layout(printed, spec, request.paper)
+        overlay = layout(printed, request.printing, spec, request.paper)
     except (PlacementError, TilingError) as error:
         raise OverlayError(f"overlay: {error}") from None
     data = render(overlay)
@@ -67,14 +66,19 @@ def main(args: argparse.Namespace) -> int:
 
 def checked(args: argparse.Namespace) -> Request:
     """The request, or the OverlayError for its first mistake."""
-    from magboard.firmware.games import OptionError, get_game
-    from magboard.firmware.games.magnetmen.generator import SIZES
+    from magboard.firmware.games import OptionError, all_games
 
-    if args.game not in GAMES:
-        raise OverlayError(f"overlay: no overlay for {args.game!r} (games: {', '.join(GAMES)})")
-    size = _choice("--size", args.size, tuple(SIZES))
-    set_ = _choice("--set", args.set, SETS)
-    powers = _choice("--powers", args.powers, POWERS)
+    printable = {game.name: game for game in all_games() if game.printing}
+    if args.game not in printable:
+        names = ", ".join(printable)
+        raise OverlayError(f"overlay: no overlay for {args.game!r} (games: {names})")
+    game = printable[args.game]
+    printing = game.printing
+    assert printing is not None  # only a game that declares it is printable
+    options = {
+        name: _choice(f"--{name}", getattr(args, name), game.option(name).choices)
+        for name in printing.options
+    }
     paper = _choice("--paper", args.paper, tuple(PAPERS))
     if args.seed is None:
         raise OverlayError("overlay: --seed N is required (the seed the board is generated from)")
@@ -83,12 +87,12 @@ def checked(args: argparse.Namespace) -> Request:
     except ValueError:
         raise OverlayError(f"overlay: the seed is a whole number, not {args.seed!r}") from None
     try:  # the game's own range: a seed the board would refuse must not be printed
-        get_game(args.game).option("seed").check(seed)
+        game.option("seed").check(seed)
     except OptionError as error:
         raise OverlayError(f"overlay: {error}") from None
     if not args.out:
         raise OverlayError("overlay: --out FILE.pdf is required")
-    return Request(seed, size, set_, powers, paper, args.board, Path(args.out))
+    return Request(printing, seed, options, paper, args.board, Path(args.out))
 
 
 def _choice(flag: str, value: str, choices: tuple[str, ...]) -> str:

@@ -4,22 +4,21 @@ it is cut into sheets. Every page reads this one value, so the sheets and the le
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from magboard.firmware.games.core import PrintedBoard, Printing
 from magboard.hardware.spec import BoardSpec
 
 from .placement import Placement, place
 from .tiling import MM, Plan, plan
-
-if TYPE_CHECKING:
-    from magboard.firmware.games.magnetmen.generator import Printed
 
 
 @dataclass(frozen=True)
 class Overlay:
     """Everything a page needs: the board as generated, where it lies, how it is cut up."""
 
-    printed: Printed
+    printed: PrintedBoard
+    printing: Printing
+    """The game's printing: what draws the squares' icons."""
     placement: Placement
     plan: Plan
 
@@ -29,14 +28,10 @@ class Overlay:
         return self.placement.pitch_mm * MM
 
     def options(self) -> str:
-        p = self.printed
-        return (
-            f"Magnetmen - seed {p.seed} - {p.size} {p.width}x{p.height} - set {p.set} - "
-            f"powers {p.powers} - {self.plan.paper} paper"
-        )
+        return f"{self.printed.heading} - {self.plan.paper} paper"
 
     def name_at(self, cell: tuple[int, int]) -> str:
-        """The type printed on game cell `cell` (the squares run row by row from a1)."""
+        """The name printed on game cell `cell` (the squares run row by row from a1)."""
         return self.printed.squares[cell[1] * self.printed.width + cell[0]]
 
     def sheets_holding(self, cell: tuple[int, int]) -> list[int]:
@@ -48,8 +43,8 @@ class Overlay:
         ]
 
 
-def layout(printed: Printed, spec: BoardSpec, paper: str) -> Overlay:
+def layout(printed: PrintedBoard, printing: Printing, spec: BoardSpec, paper: str) -> Overlay:
     """Where the board lies on `spec`'s lattice and how it is cut into sheets of `paper`."""
     placement = place(spec, printed.width, printed.height)
     sheets = plan(printed.width, printed.height, placement.pitch_mm, paper)
-    return Overlay(printed, placement, sheets)
+    return Overlay(printed, printing, placement, sheets)

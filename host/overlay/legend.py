@@ -1,8 +1,9 @@
-"""The overlay's last page: what each type on this board does, and a map of the board.
+"""The overlay's last page: what each kind of square on this board does, and a map of the board.
 
 It lies beside the board rather than on it, so it can be read while the grid is covered in
-tokens. The power text is the one this board records (main or alternative), because with the
-`random` powers option two boards of the same types can play differently. The map shows the
+tokens. The entries are the game's own (`PrintedBoard.legend`): Magnetmen's quote the power text
+this board records (main or alternative), because with the `random` powers option two boards of
+the same types can play differently. The map shows the
 whole lattice with the game's area and the sheets on it, which is how the sheets fit together.
 """
 
@@ -10,8 +11,7 @@ from __future__ import annotations
 
 from reportlab.pdfgen.canvas import Canvas
 
-from magboard.firmware.games.magnetmen.icons import draw_icon
-from magboard.firmware.games.magnetmen.kinds import BY_NAME
+from magboard.firmware.games.core import LegendEntry
 from magboard.hardware.spec import cell_label
 
 from . import text
@@ -20,13 +20,8 @@ from .sheet import SHARED_GREY
 from .tiling import MARGIN, MM, PAPERS
 
 ENTRY_MM = 17.0
-"""Height of one type's entry: its icon and up to three lines of power text."""
+"""Height of one entry: its icon and up to three lines of text."""
 ICON_MM = 13.0
-REPEL = (
-    "Repel: a square is repelled for you when one of its eight neighbours shows a type you "
-    "hold - at least one of it for a neighbour left or right, two above or below, three on a "
-    "diagonal. Collected squares still repel, destroyed ones do not."
-)
 
 
 def page_size(overlay: Overlay) -> tuple[float, float]:
@@ -42,48 +37,32 @@ def draw_legend(canvas: Canvas, overlay: Overlay) -> None:
     room = width - 2 * left
     printed = overlay.printed
     y = height - 2 * MARGIN * MM - 14
-    text.line(canvas, left, y, "Magnetmen - the types on this board", text.BOLD, 15, width=room)
+    text.line(canvas, left, y, printed.legend_title, text.BOLD, 15, width=room)
     y -= 16
     text.line(canvas, left, y, overlay.options(), size=9, width=room)
     y -= 12
     y = text.paragraph(canvas, left, y, overlay.placement.describe(), room, size=9)
     y -= 6
-    counts = printed.counts
-    for name in printed.types:
-        y = _entry(canvas, left, y, room, name, counts[name], name in printed.alternative)
+    for entry in printed.legend:
+        y = _entry(canvas, overlay, left, y, room, entry)
     y -= 4
-    y = text.paragraph(canvas, left, y, REPEL, room, size=8.5)
+    y = text.paragraph(canvas, left, y, printed.legend_note, room, size=8.5)
     _map(canvas, overlay, left, 2 * MARGIN * MM, room, y - 10 - 2 * MARGIN * MM)
 
 
-def _entry(canvas: Canvas, x: float, y: float, room: float, name: str, count: int, alt: bool):
-    """One type: icon, name, set and count, and the power text in force; returns the y below."""
+def _entry(canvas: Canvas, overlay: Overlay, x: float, y: float, room: float, entry: LegendEntry):
+    """One entry: icon, name, its detail line and its text; returns the y below."""
     top = y + 4
     icon = ICON_MM * MM
-    draw_icon(canvas, name, x, top - icon, icon)
-    kind = BY_NAME[name]
+    overlay.printing.draw_icon(canvas, entry.name, x, top - icon, icon)
     tx = x + icon + 4 * MM
     canvas.setFillGray(0)
-    text.line(canvas, tx, y - 6, name, text.BOLD, 11)
-    squares = "square" if count == 1 else "squares"
-    power = "alternative power" if alt else "main power"
-    detail = f"{kind.set} set - {count} {squares} - {power}"
+    text.line(canvas, tx, y - 6, entry.name, text.BOLD, 11)
     canvas.setFillGray(0.35)
-    text.line(canvas, tx + 110, y - 6, detail, size=8.5, width=room - icon - 4 * MM - 110)
+    text.line(canvas, tx + 110, y - 6, entry.detail, size=8.5, width=room - icon - 4 * MM - 110)
     canvas.setFillGray(0)
-    text.paragraph(
-        canvas,
-        tx,
-        y - 19,
-        _sentence(kind.alternative if alt else kind.main),
-        room - icon - 4 * MM,
-        size=9.5,
-    )
+    text.paragraph(canvas, tx, y - 19, entry.text, room - icon - 4 * MM, size=9.5)
     return y - ENTRY_MM * MM
-
-
-def _sentence(power: str) -> str:
-    return power[0].upper() + power[1:] + "."
 
 
 def _map(canvas: Canvas, overlay: Overlay, x: float, y: float, room: float, tall: float) -> None:
@@ -130,7 +109,7 @@ def _map(canvas: Canvas, overlay: Overlay, x: float, y: float, room: float, tall
     for c in range(printed.width):
         for r in range(printed.height):
             bx, by = place.to_board((c, r))
-            draw_icon(
+            overlay.printing.draw_icon(
                 canvas,
                 overlay.name_at((c, r)),
                 left + bx * cell + (cell - icon) / 2,

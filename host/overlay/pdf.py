@@ -23,8 +23,7 @@ def render(overlay: Overlay) -> bytes:
     out = io.BytesIO()
     width, height = overlay.plan.page_mm
     canvas = Canvas(out, pagesize=(width * MM, height * MM), invariant=1, pageCompression=1)
-    p = overlay.printed
-    canvas.setTitle(f"Magnetmen overlay, seed {p.seed}, {p.size}, set {p.set}, powers {p.powers}")
+    canvas.setTitle(overlay.printed.title)
     canvas.setAuthor("magboard")
     canvas.setSubject(overlay.placement.describe())
     for tile in overlay.plan.tiles:

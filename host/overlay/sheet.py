@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from reportlab.pdfgen.canvas import Canvas
 
-from magboard.firmware.games.magnetmen.icons import draw_icon
 from magboard.hardware.spec import cell_label
 
 from . import text
@@ -71,7 +70,7 @@ def _square(
         canvas.rect(x, y, pitch, pitch, stroke=0, fill=1)
     name = overlay.name_at(cell)
     icon = ICON_SHARE * pitch
-    draw_icon(canvas, name, x + (pitch - icon) / 2, y + 0.255 * pitch, icon, bg)
+    overlay.printing.draw_icon(canvas, name, x + (pitch - icon) / 2, y + 0.255 * pitch, icon, bg)
     canvas.setFillGray(0)
     centre = x + pitch / 2
     size = 0.085 * pitch

@@ -13,7 +13,7 @@ def add(commands: argparse._SubParsersAction) -> None:
     overlay = commands.add_parser(
         "overlay", help="print a game's board to lay over a board (PDF at the true cell pitch)"
     )
-    overlay.add_argument("game", help="the game (magnetmen)")
+    overlay.add_argument("game", help="a game whose board is generated to print")
     overlay.add_argument("--seed", metavar="N", help="the seed the board is generated from")
     overlay.add_argument(
         "--size", default="regular", help="small 6x6 | regular 8x8 | big 10x9 | huge 11x11"

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from reportlab.pdfgen.canvas import Canvas
 
+from magboard.firmware.games import all_games
 from magboard.firmware.games.magnetmen.generator import generate
 from magboard.firmware.games.magnetmen.icons import ICONS, draw_icon
 from magboard.firmware.games.magnetmen.kinds import BY_NAME, KINDS
@@ -295,3 +296,13 @@ def test_an_unknown_game_gets_one_line(capsys, tmp_path):
     _, err = capsys.readouterr()
     assert status == 2
     assert err.strip() == "magboard: overlay: no overlay for 'chess' (games: magnetmen)"
+
+
+def test_a_game_without_a_printed_board_gets_one_line_naming_those_with_one(capsys, tmp_path):
+    """The games offered are the registry's that declare their printing, no list of its own."""
+    printable = ", ".join(game.name for game in all_games() if game.printing)
+    status = cli.main(["overlay", "tic-tac-toe", "--seed", "1", "--out", str(tmp_path / "x.pdf")])
+    _, err = capsys.readouterr()
+    assert status == 2
+    assert err.strip() == f"magboard: overlay: no overlay for 'tic-tac-toe' (games: {printable})"
+    assert printable == "magnetmen"

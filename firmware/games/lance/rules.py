@@ -522,6 +522,7 @@ GAME = Game(
     parse_action=parse_action,
     aliases=("sliding-tic-tac-toe",),
     rules_file="lance-assembly.md",
+    bench_families=({"clock": "classic"}, {"clock": "none"}),
     clocks={
         "lance": ClockRules(per_turn=60.0, reserve=300.0),
         "classic": ClockRules(per_turn=120.0, reserve=300.0),

@@ -76,6 +76,7 @@ from .generator import SIZES, Printed, generate
 from .kinds import KINDS
 from .legal import legal_actions, optional_left
 from .powers import allowances, collect, gain, lose
+from .printing import PRINTING
 from .reasons import why_refused
 from .restrictions import full
 from .scoring import Icon
@@ -332,7 +333,9 @@ GAME = Game(
     parse_action=parse_action,
     rules_file="magnetmen.md",
     turn_option="set",
+    bench_families=({"players": 3}, {"players": 4}),
     universe=_universe,
+    printing=PRINTING,
     phrase=_phrase,
 )
 MagnetmenState.game = GAME
