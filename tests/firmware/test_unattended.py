@@ -82,6 +82,7 @@ def test_a_finished_game_left_standing_becomes_a_new_game_showing_what_to_clear(
     assert session.state.outcome() is None
 
 
+@pytest.mark.slow
 def test_a_touch_puts_the_reset_off(session):
     play(session, X_WINS)
     before = started(session)

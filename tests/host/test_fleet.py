@@ -156,6 +156,7 @@ def test_the_live_table_is_drawn_again_when_it_changes():
     assert drawn[0].startswith("magboard fleet, ") and "b      yes" in drawn[0]
 
 
+@pytest.mark.slow
 def test_fleet_forget_clears_a_retired_boards_retained_topics(broker, listener, boards, capsys):
     """Status, availability, heartbeat, figures, the last answer and Home Assistant's
     configurations: all cleared, so the table and Home Assistant no longer show the board."""

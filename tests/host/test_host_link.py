@@ -441,6 +441,7 @@ def test_magboard_watch_carries_on_when_the_board_restarts(capsys, monkeypatch):
     assert said[2].startswith("magboard: lost the board (link ")
 
 
+@pytest.mark.slow
 def test_magboard_run_sim_link_pty_end_to_end(tmp_path):
     """The whole thing as people type it: a simulated board on a pty, then `magboard send`."""
     board = subprocess.Popen(

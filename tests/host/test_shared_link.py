@@ -44,6 +44,7 @@ def _wait_for(lines: queue.Queue, wanted: str, seconds: float = 20.0) -> str:
             return line
 
 
+@pytest.mark.slow
 def test_watch_and_send_share_a_board_on_a_listen_link(tmp_path):
     board = subprocess.Popen(
         [
@@ -141,6 +142,7 @@ def test_tcp_urls_are_socket_urls():
         open_port("listen://127.0.0.1:http")
 
 
+@pytest.mark.slow
 def test_board_connects_out_over_tcp_and_the_host_reads_tcp():
     """`--link tcp://HOST:PORT` connects out as `socket://` does; `BoardLink("tcp://...")` too."""
     from magboard.host.link import BoardLink

@@ -276,6 +276,7 @@ def test_remote_flags_are_checked_before_anything_opens(flags, said, tmp_path, c
     assert said in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_short_remote_soak_with_trouble_on_both_boards(broker, monkeypatch):
     for module, name, value in [
         (soak_module, "P_MISTAKE", 0.3),

@@ -143,6 +143,7 @@ def test_c_perft_equals_the_python_twin(name, options):
         assert c.perft(game, position, d) == py_linegames.perft(game, position, d)
 
 
+@pytest.mark.slow
 def test_c_perft_from_random_positions_equals_the_python_twin():
     c = c_kernel()
     rng = random.Random(21)

@@ -128,6 +128,7 @@ def test_between_bouts_a_lance_playout_is_the_bout_just_played() -> None:
         assert playout(over, random.Random(0)) == expected
 
 
+@pytest.mark.slow
 def test_the_ai_bench_measures_and_reports(monkeypatch: pytest.MonkeyPatch) -> None:
     from magboard.firmware.engine import ai_bench
 

@@ -86,6 +86,7 @@ def test_table_files_read_back_what_was_written(tmp_path):
     assert solve.read_table(path) == sorted(words)
 
 
+@pytest.mark.slow
 def test_a_shipped_table_equals_a_fresh_solve():
     """Manager's table (the quickest of the tabled games to solve again), by the C kernel."""
     c = c_kernel()
@@ -103,6 +104,7 @@ def test_every_shipped_table_equals_a_fresh_solve(name, options):
     assert solve.opening_table(name, options, backend=c) == solve.read_table(solve.table_path(game))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "options"), GAMES, ids=str)
 def test_c_solver_agrees_with_the_python_twin(name, options):
     """On random reachable positions from the sixth turn on (earlier ones are in the shared

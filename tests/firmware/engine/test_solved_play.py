@@ -47,6 +47,7 @@ def worst_result(state: State, seat: int, strong: Opponent, seen: dict) -> float
 
 # The walks read the solver's values, which both kernels give alike (test_solve.py): with the
 # Python kernel's slower solving they would only take longer, so they run once.
+@pytest.mark.slow
 @pytest.mark.backend_free
 @pytest.mark.parametrize("variant", ["classic", "manager", "heist"])
 def test_strong_as_first_player_wins_tic_tac_cap_against_every_defence(variant):
@@ -80,6 +81,7 @@ def test_strong_sets_traps_a_careless_player_falls_into():
     assert firsts <= {"a1", "c1", "a3", "c3"}
 
 
+@pytest.mark.slow
 @pytest.mark.backend_free
 @pytest.mark.parametrize("variant", ["manager", "heist"])
 def test_normal_plays_any_winning_move_and_never_throws_a_won_game(variant):

@@ -23,6 +23,12 @@ from magboard.firmware.games import (
 from magboard.firmware.games.perft import perft_series
 
 GAMES = all_games()
+SLOW_GAMES = {"lance-assembly", "magnetmen", "tic-tac-cap", "tic-tac-doh"}
+"""Games whose generic checks take seconds each: `make test` runs them, `make test-fast` not."""
+BY_GAME = [
+    pytest.param(game, id=game.name, marks=[pytest.mark.slow] if game.name in SLOW_GAMES else [])
+    for game in GAMES
+]
 MAX_ACTIONS = 5000
 
 TESTED_DEPTH = {"lance-assembly": 1, "meeple-maneuver": 2}
@@ -58,7 +64,7 @@ def playout(state: State, rng: random.Random) -> tuple[State, list[str]]:
     raise AssertionError(f"game did not end within {MAX_ACTIONS} actions")
 
 
-@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
+@pytest.mark.parametrize("game", BY_GAME)
 def test_random_playouts_end_and_replay_from_notation(game):
     rng = random.Random(f"playouts:{game.name}")
     for options in option_variants(game):
@@ -75,7 +81,7 @@ def test_random_playouts_end_and_replay_from_notation(game):
             assert replayed.outcome() == end.outcome()
 
 
-@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
+@pytest.mark.parametrize("game", BY_GAME)
 def test_notation_round_trips_for_every_legal_action(game):
     rng = random.Random(f"notation:{game.name}")
     for _ in range(30):
@@ -87,7 +93,7 @@ def test_notation_round_trips_for_every_legal_action(game):
             state = state.apply(rng.choice(state.legal_actions()))
 
 
-@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
+@pytest.mark.parametrize("game", BY_GAME)
 def test_equal_keys_mean_the_same_future(game):
     """Breadth-first over the first actions (mid-turn states too): positions with one key agree
     on everything that matters next, so the key can stand for the position in perft and
@@ -106,7 +112,7 @@ def test_equal_keys_mean_the_same_future(game):
             frontier.extend((state.apply(a), depth + 1) for a in state.legal_actions())
 
 
-@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
+@pytest.mark.parametrize("game", BY_GAME)
 def test_illegal_input_raises_typed_errors_only(game):
     rng = random.Random(f"illegal:{game.name}")
     garbage = ["", "zz", "a0", "q1", "a17", "!!", "end end", "pass x", "999", "a1-", "S", "\x00"]
@@ -140,8 +146,16 @@ def test_parsers_never_fail_untyped(text):
 
 @pytest.mark.parametrize(
     ("name", "options", "counts"),
-    KNOWN_PERFT,
-    ids=[f"{name}{options or ''}" for name, options, _ in KNOWN_PERFT],
+    [
+        pytest.param(
+            name,
+            options,
+            counts,
+            id=f"{name}{options or ''}",
+            marks=[pytest.mark.slow] if name in SLOW_GAMES or options else [],
+        )
+        for name, options, counts in KNOWN_PERFT
+    ],
 )
 def test_perft_matches_the_rules_file(name, options, counts):
     """Every known count, but where `TESTED_DEPTH` says a deeper one is proven otherwise."""

@@ -386,6 +386,7 @@ def holder_to_move(state) -> bool:
 KNOWN = next(counts for game, _, counts in KNOWN_PERFT if game == "lance-assembly")
 
 
+@pytest.mark.slow
 def test_known_counts_are_reproduced_by_the_independent_model():
     """The engine's own perft_series is held to the same figures in test_generic_games."""
     assert KNOWN == [36, 478392]
@@ -393,6 +394,7 @@ def test_known_counts_are_reproduced_by_the_independent_model():
     assert model_perft(1, starter="B") == [36]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("first", ["a1", "b1", "c1", "b2", "c2", "c3"])
 def test_the_second_turn_reaches_the_models_positions(first):
     """Every first placement is one of these six up to the board's symmetries: the engine's
@@ -416,6 +418,7 @@ MID_GAME = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("starter", ["A", "B"])
 @pytest.mark.parametrize("which", list(MID_GAME))
 def test_one_turn_from_mid_game_positions_matches_the_model(which, starter):
@@ -882,6 +885,7 @@ def test_notation_examples():
             GAME.parse_action(text)
 
 
+@pytest.mark.slow
 @given(seed=st.integers(0, 2**32))
 @settings(max_examples=25, deadline=None)
 def test_notation_round_trips_for_every_legal_action_of_a_match(seed):

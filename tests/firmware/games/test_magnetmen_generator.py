@@ -247,6 +247,7 @@ def test_base_types_follow_their_weights_exactly() -> None:
         assert within(observed, chance, error), (name, observed, chance)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chosen_set", [Set.ADVANCED, Set.EXPERT])
 def test_types_follow_their_weights(chosen_set: Set) -> None:
     """Over 4,000 boards against 60,000 reference draws (15,000 per size, since a draw that
@@ -292,6 +293,7 @@ def test_squares_beyond_the_minima_follow_the_weights() -> None:
         assert within(observed[name], mean, math.sqrt(variance[name])), (name, observed[name])
 
 
+@pytest.mark.slow
 def test_filling_with_maxima_matches_one_square_at_a_time() -> None:
     """The generator's batched fill against the rule's own wording, one square at a time among
     the types with room, on a small board where most maxima are reached only sometimes."""

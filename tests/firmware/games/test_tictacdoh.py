@@ -149,6 +149,7 @@ def legal(state):
 KNOWN = next(counts for game, _, counts in KNOWN_PERFT if game == "tic-tac-doh")
 
 
+@pytest.mark.slow
 def test_known_counts_are_reproduced_by_the_independent_model():
     assert model_perft(len(KNOWN)) == KNOWN
 

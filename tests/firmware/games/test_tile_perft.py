@@ -85,6 +85,7 @@ def test_model_turn_moves_captured_neutral_to_the_pile():
     assert piled
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("maneuver", MANEUVERS)
 def test_engine_meep_tac_toe_perft_matches_the_model(maneuver):
     state = get_game("meep-tac-toe").new_state({"maneuver": maneuver})
@@ -122,6 +123,7 @@ def as_model(state: MeepleState) -> MeeplePosition:
     )
 
 
+@pytest.mark.slow
 def test_engine_meeple_maneuver_depth_3_agrees_with_the_model_on_a_sample():
     """Every run: the children of a seeded sample of the depth-2 positions, one by one, the
     short version of the deep test above."""

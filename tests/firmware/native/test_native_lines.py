@@ -376,6 +376,7 @@ def shapes_and_boards(draw: st.DrawFn) -> tuple[LineShape, list[bytes]]:
     return LineShape(width, height, run, holes), boards
 
 
+@pytest.mark.slow
 @settings(
     max_examples=150,
     deadline=None,

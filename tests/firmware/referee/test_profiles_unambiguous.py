@@ -66,6 +66,7 @@ def test_every_continuation_is_read_from_its_frame_alone(game_name, board_name, 
     assert turns == TURNS_PER_PROFILE
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game_name", "board_name"), PAIRS, ids=[f"{g}@{b}" for g, b in PAIRS])
 def test_every_position_renders_to_a_canonical_frame_inside_the_board(game_name, board_name):
     game = get_game(game_name)
