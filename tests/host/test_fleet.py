@@ -14,7 +14,7 @@ from magboard.firmware.app.mqtt_discovery import software_version
 from magboard.host.cli import main
 from magboard.host.fleet import HEADER, Fleet, _live
 
-pytestmark = pytest.mark.backend_free
+pytestmark = [pytest.mark.backend_free, pytest.mark.slow]  # a real broker each
 
 
 def table(text: str) -> dict[str, list[str]]:

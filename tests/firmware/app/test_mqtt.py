@@ -29,7 +29,7 @@ from magboard.firmware.events import FaultSurvived, GameStarted, LedFrame, Note
 from magboard.host.cli import main
 from magboard.sim.session import SimSession
 
-pytestmark = pytest.mark.backend_free
+pytestmark = [pytest.mark.backend_free, pytest.mark.slow]  # a real broker each
 
 X_WINS = ("a1", "b1", "b2", "c1", "c3")
 

@@ -21,7 +21,7 @@ from magboard.firmware.app.mqtt_discovery import ALERTS, ENTITIES, software_vers
 from magboard.firmware.app.run import mqtt_of
 from magboard.firmware.events import GameStarted
 
-pytestmark = pytest.mark.backend_free
+pytestmark = [pytest.mark.backend_free, pytest.mark.slow]  # a real broker each
 
 CONTROLS = {e.object_id for e in ENTITIES if e.commands}
 X_WINS = ("a1", "b1", "b2", "c1", "c3")

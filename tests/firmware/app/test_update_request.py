@@ -20,7 +20,7 @@ from magboard.firmware.app.update_request import UpdateAsked
 from magboard.hardware import update
 from magboard.sim.session import SimSession
 
-pytestmark = pytest.mark.backend_free
+pytestmark = [pytest.mark.backend_free, pytest.mark.slow]  # a real broker each
 
 WHEEL = "magboard-0.2.0-cp311-cp311-linux_aarch64.whl"
 CONTENT = b"PK\x03\x04 a wheel's bytes, as served"

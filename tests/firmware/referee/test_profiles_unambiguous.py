@@ -15,6 +15,8 @@ from magboard.firmware.referee import Matcher
 from magboard.firmware.referee.evidence import best_explained
 from magboard.hardware.spec import load_board
 
+pytestmark = pytest.mark.slow  # random games through every profile: seconds each
+
 PAIRS = profiled_pairs()
 CASES = profiled_variants()
 CASE_IDS = ["@".join((g, b, *(f"{k}={v}" for k, v in o.items()))) for g, b, o in CASES]
@@ -66,7 +68,6 @@ def test_every_continuation_is_read_from_its_frame_alone(game_name, board_name, 
     assert turns == TURNS_PER_PROFILE
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(("game_name", "board_name"), PAIRS, ids=[f"{g}@{b}" for g, b in PAIRS])
 def test_every_position_renders_to_a_canonical_frame_inside_the_board(game_name, board_name):
     game = get_game(game_name)
