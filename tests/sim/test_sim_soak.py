@@ -10,9 +10,10 @@ from magboard.firmware.engine.opponent import AiSeat, Level
 from magboard.firmware.games import CARRY_OUT
 from magboard.firmware.referee import Referee
 from magboard.host import cli
-from magboard.sim import soak as soak_module
-from magboard.sim import soak_ai, soak_people
-from magboard.sim.soak import Tally, format_report, soak
+from magboard.sim.soak import Tally, format_examples, format_report, soak
+from magboard.sim.soak import against_board as soak_ai
+from magboard.sim.soak import careless as soak_module
+from magboard.sim.soak import people as soak_people
 
 pytestmark = pytest.mark.slow
 
@@ -122,7 +123,7 @@ def test_what_goes_wrong_is_kept_with_the_game_and_turn_to_replay_it(monkeypatch
     assert first["game_seed"] > 0 and "expected" in first["event"]
     assert len(tally.examples) <= soak_module.EXAMPLES
     assert sum(f["missed"] for f in tally.kinds.values()) == tally.missed
-    assert "missed while legal move: game 1" in soak_module.format_examples(tally)
+    assert "missed while legal move: game 1" in format_examples(tally)
 
 
 def test_a_mistake_the_board_does_not_refuse_is_kept_with_what_was_made(monkeypatch):
@@ -139,7 +140,7 @@ def test_a_mistake_the_board_does_not_refuse_is_kept_with_what_was_made(monkeypa
     assert first["virtual_time"] > 0
     made, said = first["event"].split("; the board said: ")
     assert made.startswith("made ") and " to " in made and "illegal" not in said
-    assert "not_caught while mistake: game 1" in soak_module.format_examples(tally)
+    assert "not_caught while mistake: game 1" in format_examples(tally)
 
 
 def test_a_failure_is_reported_and_fails_the_command():
@@ -274,8 +275,8 @@ def careless_hands(monkeypatch):
     """The board's moves made carelessly, and taken back, often."""
     monkeypatch.setattr(soak_ai, "P_WRONG_SQUARE", 0.3)
     monkeypatch.setattr(soak_ai, "P_POWER_CUT", 0.2)
-    monkeypatch.setattr("magboard.sim.soak.P_TAKEBACK", 0.3)
-    monkeypatch.setattr("magboard.sim.soak.P_FAST_REPLY", 0.3)
+    monkeypatch.setattr("magboard.sim.soak.careless.P_TAKEBACK", 0.3)
+    monkeypatch.setattr("magboard.sim.soak.careless.P_FAST_REPLY", 0.3)
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ accept it as the other board's turn and show it, and a simulated person there ma
 following the lights alone (`follow_lights`): the red places to take from, the places in a
 seat's colour to put that seat's piece on. Before most moves, drawn from one seeded random:
 
-- on either board, a mistake and its correction, a knock, a bump (sim/soak.py's): `illegal`
+- on either board, a mistake and its correction, a knock, a bump (careless.py's): `illegal`
   then `restored`, or nothing;
 - a takeback tried by hand on the board that just moved: refused in a remote match (`illegal`),
   and the move put back as it was (`restored`);
@@ -59,9 +59,10 @@ from magboard.firmware.lights.palette import DEFAULT
 from magboard.firmware.profiles import Step
 from magboard.hardware.spec import BoardSpec, Place, load_board, place_label
 
-from .following import follow_lights, shows
-from .session import SimSession
-from .soak import ACCEPT_WAIT, HAND_PAUSE, GameSoak, Tally
+from ..following import follow_lights, shows
+from ..session import SimSession
+from .careless import ACCEPT_WAIT, HAND_PAUSE, GameSoak
+from .tally import Tally
 
 USERS = ("board1", "board2")
 """The broker users the two boards log in as."""
@@ -185,7 +186,7 @@ class RemoteTally:
 
 
 class Side(GameSoak):
-    """One board of the match and the people at it: sim/soak.py's careless player, whose
+    """One board of the match and the people at it: careless.py's careless player, whose
     mistakes, knocks and bumps it reuses, on a board it is handed rather than one of its own."""
 
     def __init__(self, seat: int, session: SimSession, rng: random.Random, seed: int) -> None:

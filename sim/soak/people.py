@@ -1,4 +1,4 @@
-"""The soak's player for every game: everything soak.py's careless player does, and what the game's
+"""The soak's player for every game: everything careless.py's player does, and what the game's
 contract declares besides, so that a new game needs nothing here.
 
 What the player does comes from the contract alone (firmware/games/core.py and the profile):
@@ -37,6 +37,7 @@ from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
+import magboard.sim.soak.careless as careless
 from magboard.firmware.events import (
     ChoiceOffered,
     FaultSurvived,
@@ -53,22 +54,21 @@ from magboard.firmware.referee.carrying import carrying
 from magboard.firmware.referee.explain import forbidden
 from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, place_label_any
 
-from . import soak as careless
-from .pipeline_bench import every_reading
-from .session import TURNS
-from .soak import (
+from ..pipeline_bench import every_reading
+from ..session import TURNS
+from ..world import Piece, Tile, WorldError
+from .careless import (
     _EVENT_OF,
     ACCEPT_WAIT,
     FAST,
     HAND_PAUSE,
     Expected,
     GameSoak,
-    Tally,
     _completes,
     _kind,
     _sees,
 )
-from .world import Piece, Tile, WorldError
+from .tally import Tally
 
 P_WHOLE_TURN = 0.4
 """Of actions that leave their turn unfinished: the rest of the turn made in one go."""

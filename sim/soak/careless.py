@@ -25,7 +25,7 @@ player and actions in notation) before the next thing happens. After the game th
 cleared, piece by piece or with `new` pressed while pieces are still on it, and the board must
 start the next game only once it is clear, and accept its first move.
 
-Every game is played by one player (soak_people.py) that also makes whatever the game's contract
+Every game is played by one player (people.py) that also makes whatever the game's contract
 declares (turns of several actions, obligations, choices, the seat button, tiles, pieces changed
 in place) and the trouble that goes with it, and the report counts per kind of trouble what went
 wrong while the hands made it: false accepts, missed moves, false alarms and refusals with the
@@ -34,21 +34,15 @@ wrong reason.
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
-import sqlite3
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import closing, contextmanager
-from dataclasses import asdict, dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import partial, wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from magboard.firmware.app import opponent_seat
-from magboard.firmware.app.errors import CommandError
 from magboard.firmware.events import (
     Clear,
     Event,
@@ -63,15 +57,16 @@ from magboard.firmware.events import (
     Restored,
     TakenBack,
 )
-from magboard.firmware.games import CARRY_OUT, END_TURN, PASS, Action, Game, State, get_game
-from magboard.firmware.profiles import PieceKind, Profile, Step, profile_for
+from magboard.firmware.games import CARRY_OUT, END_TURN, PASS, Action, Game, State
+from magboard.firmware.profiles import PieceKind, Profile, Step
 from magboard.firmware.referee import OBLIGATION_FIRST, SearchLimitError
-from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, load_board, place_label
+from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, place_label
 
-from .session import SimSession
+from ..session import SimSession
+from .tally import Tally
 
 if TYPE_CHECKING:
-    from magboard.firmware.engine.opponent import AiSeat
+    pass
 
 HAND_PAUSE = 0.3
 """Seconds between lifting a piece and putting it down, and after it: a brisk but human hand."""
@@ -107,243 +102,12 @@ P_NEW_WITH_PIECES = 0.5
 FAST = 0.1
 """Seconds a quick hand takes to lift a piece and put it down."""
 
-_REFEREE_EVENTS = (Moved, Partial, TakenBack, Illegal, Restored)
-FIGURES = ("made", "false_accepts", "missed", "false_alarms", "wrong_reasons")
-"""What the report counts per kind of trouble: how often the hands did it, then each way the
-board went wrong meanwhile."""
 EXAMPLES = 12
 """Failures kept with what replays them."""
 RULES_APART = " | "
 """Between the rules a refusal may name where the hands broke several at once."""
 GENERAL_REFUSAL = "no legal move gives this board"
 """The refusal that names no rule (firmware/referee/explain.py)."""
-
-
-@dataclass(frozen=True)
-class JournalCost:
-    """What the games cost the journal: its records, the bytes its process wrote while they
-    were played (write calls, `wchar` in /proc/self/io; None where there is no such count), and
-    the database's size after a checkpoint, with what ended in it."""
-
-    records: int
-    written: int | None
-    database: int
-    finished: int
-
-    @classmethod
-    def measure(cls, path: Path, written: int | None) -> JournalCost:
-        with closing(sqlite3.connect(path)) as db:
-            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            records = db.execute("SELECT count(*) FROM records").fetchone()[0]
-            finished = db.execute(
-                "SELECT count(*) FROM games WHERE result = 'finished'"
-            ).fetchone()[0]
-        return cls(records, written, path.stat().st_size, finished)
-
-    def summary(self) -> str:
-        per_record = (
-            f"{self.written / self.records / 1024:.1f} KB written a record, "
-            if self.written is not None and self.records
-            else ""
-        )
-        per_game = f" ({self.database / self.finished / 1024:.0f} KB a finished game)" * bool(
-            self.finished
-        )
-        return f"{per_record}{self.database / 1024:.0f} KB after a checkpoint{per_game}"
-
-
-def bytes_written() -> int | None:
-    """What this process has passed to write calls so far (Linux), or None."""
-    try:
-        io = dict(line.split(": ") for line in Path("/proc/self/io").read_text().splitlines())
-        return int(io["wchar"])
-    except (OSError, KeyError, ValueError):
-        return None
-
-
-@dataclass
-class Tally:
-    """The soak's figures; `ok` says whether the board did everything right."""
-
-    game: str = ""
-    board: str = ""
-    seed: int = 0
-    options: dict[str, Any] = field(default_factory=dict)
-    """The game's options as asked for (the others are the game's defaults)."""
-    tiles: bool = False
-    """Whether the game is played on tiles that shift and turn."""
-    games: int = 0
-    finished: int = 0
-    """Games that ended with the result the rules give, reported by the board."""
-    aborted: int = 0
-    """Games stopped because the board and the game played by hand went apart."""
-    wins: dict[str, int] = field(default_factory=dict)
-    draws: int = 0
-    moves: int = 0
-    """Legal actions performed by hand."""
-    accepted: int = 0
-    """Of those, accepted by the board exactly as performed, before the next action."""
-    missed: int = 0
-    """Legal actions performed that the board did not accept before the next action."""
-    false_accepts: int = 0
-    """Moves the board accepted that were not the one performed, or during a mistake, a knock,
-    a bump, a fault, a takeback or the clearing of the board."""
-    illegal_made: int = 0
-    illegal_caught: int = 0
-    recovered: int = 0
-    """Mistakes and knocks after which the board said `restored` and was back in the game."""
-    false_alarms: int = 0
-    """`illegal` events where no mistake was made."""
-    knocks: int = 0
-    tiles_nudged: int = 0
-    """Of the mistakes, tiles shifted or turned by a hand that did not mean to."""
-    bumps: int = 0
-    noise_bursts: int = 0
-    noise_blips: int = 0
-    faults_injected: int = 0
-    faults_survived: int = 0
-    """Injected faults the board reported, after which it accepted the next move correctly."""
-    fault_events: int = 0
-    fast_replies: int = 0
-    """Two turns made without the board settling between them."""
-    win_replies: int = 0
-    """A piece put down by the loser right after a winning move."""
-    win_replies_flagged: int = 0
-    """Of those, the ones the board asked to have taken off (and nothing else)."""
-    takebacks: int = 0
-    taken_back: int = 0
-    """Takebacks the board carried out exactly."""
-    power_cuts: int = 0
-    """Restarts with a piece in the hand; the move was then accepted (or counted missed)."""
-    quick_presses: int = 0
-    whole_turns: int = 0
-    """Turns of a piece and tile actions made in one go, the board never still between them."""
-    obligations: int = 0
-    """Obligations (captured pieces to take off) carried out by hand."""
-    late_obligations: int = 0
-    """Of those, carried out only after the board had waited a while."""
-    moved_first: int = 0
-    """Pieces put down by the next player before the obligation was carried out."""
-    moved_first_refused: int = 0
-    """Of those, the ones the board refused (and accepted nothing) until they went back."""
-    choices: int = 0
-    """Choices the rules left to a player (Magnetmen's Actress, Singer), made by the buttons or
-    the link, and accepted as the turn's next action."""
-    choices_by_buttons: int = 0
-    """Of those, made with the seat button (stepping) and `menu` (taking)."""
-    wrong_choices: int = 0
-    """Options the board is not waiting for, sent over the link while a choice waits."""
-    wrong_choices_refused: int = 0
-    """Of those, refused with a reason, the board accepting nothing."""
-    turns_ended: int = 0
-    """Turns that could go on, ended with the mover's seat button (after the hands settled)."""
-    tokens_turned: int = 0
-    """Pieces changed in place: lifted from a cell and another put on it in one quick movement
-    (a Magnetmen token turned over on its square)."""
-    boards_cleared: int = 0
-    new_with_pieces: int = 0
-    """Of the cleared boards, those where `new` was pressed with pieces left on them."""
-    clears_ok: int = 0
-    """Cleared boards after which the next game started, with nothing left over counted as a
-    move, and its first move was accepted."""
-    ai: str = ""
-    """The seat the board plays (SEAT:LEVEL), if it plays one."""
-    board_moves: int = 0
-    """Moves the board chose and accepted for its seat (each one the rules allow)."""
-    board_moves_made: int = 0
-    """Of those, made by hand from the lights and seen made."""
-    board_wrong_squares: int = 0
-    """The board's piece put on a square it did not light first (counted as mistakes too)."""
-    board_power_cuts: int = 0
-    """Power cuts with the board's piece in the hand (counted as power cuts too)."""
-    wrong_reasons: int = 0
-    """`illegal` events whose detail does not name the rule the hands broke."""
-    kinds: dict[str, dict[str, int]] = field(default_factory=dict)
-    """Per kind of trouble (and plain legal moves): how often the hands did it, and what went
-    wrong while they did (`FIGURES`)."""
-    examples: list[dict[str, Any]] = field(default_factory=list)
-    """The first few things that went wrong, with what replays them (`soak --seed` plays the
-    same games; each game's seed and the turn it reached are here too)."""
-    judge_ms: list[float] = field(default_factory=list, repr=False)
-    """Wall-clock milliseconds of each judgement of a still board, for the latency figures."""
-    led_frames: int = 0
-    virtual_seconds: float = 0.0
-    wall_seconds: float = 0.0
-    journal: JournalCost | None = None
-    calendar: float = field(default_factory=time.time)
-    """When the soak began (epoch seconds): its games are journalled one after another from
-    here, in virtual time."""
-
-    @property
-    def failures(self) -> list[str]:
-        problems = []
-        if self.false_accepts:
-            problems.append(f"{self.false_accepts} false accepts")
-        if self.missed:
-            problems.append(f"{self.missed} missed moves")
-        if self.faults_survived != self.faults_injected:
-            problems.append(f"{self.faults_injected - self.faults_survived} faults not survived")
-        if self.illegal_caught != self.illegal_made:
-            problems.append(f"{self.illegal_made - self.illegal_caught} mistakes not caught")
-        if self.recovered != self.illegal_made:
-            problems.append(f"{self.illegal_made - self.recovered} mistakes not recovered")
-        if self.false_alarms:
-            problems.append(f"{self.false_alarms} false alarms")
-        if self.wrong_reasons:
-            problems.append(f"{self.wrong_reasons} refusals with the wrong reason")
-        if self.taken_back != self.takebacks:
-            problems.append(f"{self.takebacks - self.taken_back} takebacks not carried out")
-        if self.win_replies_flagged != self.win_replies:
-            unflagged = self.win_replies - self.win_replies_flagged
-            problems.append(f"{unflagged} win replies not flagged")
-        if self.moved_first_refused != self.moved_first:
-            unrefused = self.moved_first - self.moved_first_refused
-            problems.append(f"{unrefused} moves before an obligation not refused")
-        if self.wrong_choices_refused != self.wrong_choices:
-            unrefused = self.wrong_choices - self.wrong_choices_refused
-            problems.append(f"{unrefused} wrong choices not refused")
-        if self.clears_ok != self.boards_cleared:
-            problems.append(f"{self.boards_cleared - self.clears_ok} boards cleared wrongly")
-        if self.board_moves_made != self.board_moves:
-            unmade = self.board_moves - self.board_moves_made
-            problems.append(f"{unmade} of the board's moves not seen made")
-        if self.aborted:
-            problems.append(f"{self.aborted} games aborted")
-        return problems
-
-    @property
-    def ok(self) -> bool:
-        return not self.failures
-
-    def latency(self) -> dict[str, float]:
-        """Judge latency, milliseconds of wall-clock time per still board judged: median, p99
-        and the worst."""
-        times = sorted(self.judge_ms)
-        if not times:
-            return {"p50": 0.0, "p99": 0.0, "max": 0.0, "judged": 0}
-        at = lambda share: times[min(len(times) - 1, int(share * len(times)))]  # noqa: E731
-        return {
-            "p50": round(at(0.5), 3),
-            "p99": round(at(0.99), 3),
-            "max": round(times[-1], 3),
-            "judged": len(times),
-        }
-
-    def count(self, kind: str, figure: str, n: int = 1) -> None:
-        """Adds `n` to a kind's figure (a kind seen for the first time starts at nought)."""
-        figures = self.kinds.setdefault(kind, dict.fromkeys(FIGURES, 0))
-        figures[figure] += n
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["virtual_seconds"] = round(self.virtual_seconds, 3)
-        data["wall_seconds"] = round(self.wall_seconds, 3)
-        del data["calendar"]
-        del data["judge_ms"]
-        data["judge_latency_ms"] = self.latency()
-        data["ok"] = self.ok
-        data["failures"] = self.failures
-        return data
 
 
 Expected = tuple[str, int, tuple[str, ...]]
@@ -1239,256 +1003,3 @@ def _pairs(
 ) -> Iterator[tuple[Place, Place]]:
     while True:
         yield rng.choice(sources), rng.choice(targets)
-
-
-def _player_for(profile: Profile) -> type[GameSoak]:
-    """Who plays the games: one player for every game, doing what its contract declares
-    (soak_people.py builds on this module, so it is imported only once this one is loaded)."""
-    from .soak_people import PeopleSoak
-
-    return PeopleSoak
-
-
-def soak(
-    game: str = "tic-tac-toe",
-    board: str | BoardSpec = "r1",
-    games: int = 100,
-    seed: int = 1,
-    options: dict[str, Any] | None = None,
-    journal: Path | None = None,
-    ai: AiSeat | None = None,
-    budget: float | None = None,
-) -> Tally:
-    """Plays `games` games with trouble mixed in; the same seed gives the same figures. The
-    games are journalled in `journal` (for `magboard stats`), else in a temporary database.
-    With `ai`, the board plays that seat (thinking `budget` seconds a turn, by a stepped clock)
-    and a person makes its moves from its lights (soak_ai.py)."""
-    if games < 1:
-        raise CommandError(f"a soak plays 1 game or more, not {games}")
-    spec = board if isinstance(board, BoardSpec) else load_board(board)
-    found = get_game(game)
-    resolved = found.resolve_options(options)
-    asked = {name: resolved[name] for name in options or {}}
-    profile = profile_for(found, spec, resolved)
-    tiles = profile.tile is not None
-    tally = Tally(game=found.name, board=spec.name, seed=seed, options=asked, tiles=tiles)
-    player: Callable[..., GameSoak] = _player_for(profile)
-    if ai is not None:
-        from .soak_ai import BoardSoak, check_seat
-
-        check_seat(ai, found)
-        tally.ai = f"{found.seats[ai.seat]}:{ai.level.value}"
-        player = partial(BoardSoak, ai=ai, budget=budget)
-    seeds = random.Random(seed)
-    started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="magboard-soak-") as folder:
-        path = journal or Path(folder) / "magboard.db"
-        before = bytes_written()
-        for _ in range(games):
-            player(spec, found, resolved, seeds.randrange(2**32), tally, path).play()
-            tally.games += 1
-        after = bytes_written()
-        written = None if before is None or after is None else after - before
-        tally.journal = JournalCost.measure(path, written)
-    tally.wall_seconds = time.perf_counter() - started
-    return tally
-
-
-def _duration(seconds: float) -> str:
-    whole = int(seconds)
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}h {minutes:02d}m {secs:02d}s"
-    if minutes:
-        return f"{minutes}m {secs:02d}s"
-    return f"{seconds:.1f}s"
-
-
-def _token_rows(tally: Tally) -> list[tuple[str, str, str]]:
-    """Choices, turns ended early by the seat button, pieces changed in place."""
-    wrong = f"wrong ones sent {tally.wrong_choices} (refused {tally.wrong_choices_refused})"
-    return [
-        ("choices", f"{tally.choices}", f"by buttons {tally.choices_by_buttons}, {wrong}"),
-        ("turns ended", f"{tally.turns_ended}", "by the seat button"),
-        ("changed in place", f"{tally.tokens_turned}", "a token turned over on its square"),
-    ]
-
-
-def _board_rows(tally: Tally) -> list[tuple[str, str, str]]:
-    """The board's own moves, when it plays a seat: chosen, and made by hand as it showed or
-    announced them."""
-    trouble = (
-        f"wrong square first {tally.board_wrong_squares},"
-        f" power cut with its piece in the hand {tally.board_power_cuts}"
-    )
-    made = f"made by hand {tally.board_moves_made}"
-    return [("the board's moves", f"{tally.board_moves}", made), ("of which", "", trouble)]
-
-
-def format_report(tally: Tally) -> str:
-    wins = ", ".join(f"{name} {count}" for name, count in sorted(tally.wins.items()))
-    results = f"{wins}, draws {tally.draws}" if wins else f"draws {tally.draws}"
-    speed = tally.virtual_seconds / tally.wall_seconds if tally.wall_seconds else 0.0
-    nudged = [("of which tiles nudged", f"{tally.tiles_nudged}", "")] if tally.tiles else []
-    whole = "the board still only at the end"
-    whole_turns = [("whole turns", f"{tally.whole_turns}", whole)] if tally.tiles else []
-    first = f"next player first {tally.moved_first} (refused {tally.moved_first_refused})"
-    done = f"late {tally.late_obligations}, {first}" if tally.tiles else "carried out by hand"
-    obligations = [("obligations", f"{tally.obligations}", done)] if tally.obligations else []
-    tokens = _token_rows(tally) if tally.choices or tally.turns_ended or tally.tokens_turned else []
-    board_plays = _board_rows(tally) if tally.ai else []
-    rows = [
-        ("games", f"{tally.games}", f"finished {tally.finished} ({results})"),
-        ("moves made", f"{tally.moves}", f"accepted {tally.accepted}"),
-        ("missed moves", f"{tally.missed}", ""),
-        ("false accepts", f"{tally.false_accepts}", ""),
-        (
-            "illegal made",
-            f"{tally.illegal_made}",
-            f"caught {tally.illegal_caught}, recovered {tally.recovered}",
-        ),
-        ("of which knocks", f"{tally.knocks}", ""),
-        *nudged,
-        ("bumps", f"{tally.bumps}", f"false alarms {tally.false_alarms}"),
-        ("fast replies", f"{tally.fast_replies}", ""),
-        (
-            "win replies",
-            f"{tally.win_replies}",
-            f"flagged to take off {tally.win_replies_flagged}",
-        ),
-        ("takebacks", f"{tally.takebacks}", f"carried out {tally.taken_back}"),
-        ("power cuts", f"{tally.power_cuts}", "a piece in the hand each"),
-        ("quick presses", f"{tally.quick_presses}", ""),
-        *whole_turns,
-        *obligations,
-        *tokens,
-        *board_plays,
-        (
-            "boards cleared",
-            f"{tally.boards_cleared}",
-            f"new pressed with pieces left {tally.new_with_pieces}, next game right "
-            f"{tally.clears_ok}",
-        ),
-        ("noise bursts", f"{tally.noise_bursts}", f"blips {tally.noise_blips}"),
-        (
-            "faults injected",
-            f"{tally.faults_injected}",
-            f"survived {tally.faults_survived} (fault events {tally.fault_events})",
-        ),
-        ("LED frames", f"{tally.led_frames}", ""),
-        *(
-            [("journal records", f"{tally.journal.records}", tally.journal.summary())]
-            if tally.journal
-            else []
-        ),
-        ("virtual time", _duration(tally.virtual_seconds), f"{tally.virtual_seconds:.1f} s"),
-        ("wall time", f"{tally.wall_seconds:.1f}s", f"{speed:.0f}x real time"),
-    ]
-    label = max(len(r[0]) for r in rows)
-    value = max(len(r[1]) for r in rows)
-    options = " ".join(f"{name}={setting}" for name, setting in tally.options.items())
-    game = f"{tally.game} ({options})" if options else tally.game
-    against = f", the board playing {tally.ai}" if tally.ai else ""
-    lines = [f"soak: {game} on {tally.board}, {tally.games} games, seed {tally.seed}{against}"]
-    lines += [f"  {a:<{label}}  {b:>{value}}  {c}".rstrip() for a, b, c in rows]
-    lines += _kind_table(tally)
-    lines += _latency_line(tally)
-    verdict = "PASS" if tally.ok else "FAIL: " + "; ".join(tally.failures)
-    lines.append(f"  {'result':<{label}}  {verdict}")
-    return "\n".join(lines)
-
-
-KIND_HEADINGS = ("made", "false accepts", "missed", "false alarms", "wrong reasons")
-KINDS = (
-    "legal move",
-    "whole turn",
-    "fast reply",
-    "fast reply inside a turn's settle window",
-    "reply after a win",
-    "takeback",
-    "takeback mid-obligation",
-    "takeback against the board",
-    "the board's piece on a square not lit",
-    "power cut with the board's piece in the hand",
-    "out of order",
-    "obligation at once",
-    "obligation in part",
-    "obligation late",
-    "obligation in the wrong place",
-    "moved before the obligation",
-    "changed in place",
-    "changed in place at once",
-    "choice",
-    "the board's choice",
-    "wrong choice",
-    "quick press",
-    "mistake",
-    "knock",
-    "tile nudged",
-    "box piece where the rules forbid",
-    "bump",
-    "noise",
-    "I2C errors",
-    "expander reset",
-    "fault as a piece lands",
-    "power cut mid-action",
-    "power cut while a choice waits",
-    "board cleared",
-    "`new` with pieces left",
-)
-"""Every kind of trouble the hands make, in the report's order: one the hands never made in a
-run shows nought, so a kind the game allows and the run missed is plain to see."""
-
-
-def _kind_table(tally: Tally) -> list[str]:
-    """Per kind of trouble the hands made: how often, and each way the board went wrong."""
-    if not tally.kinds:
-        return []
-    kinds = [*KINDS, *sorted(set(tally.kinds) - set(KINDS))]
-    width = max(len(kind) for kind in kinds)
-    heads = "  ".join(f"{h:>{max(len(h), 5)}}" for h in KIND_HEADINGS)
-    lines = ["", f"  {'kind of trouble':<{width}}  {heads}"]
-    for kind in kinds:
-        figures = tally.kinds.get(kind, dict.fromkeys(FIGURES, 0))
-        cells = "  ".join(
-            f"{figures[f]:>{max(len(h), 5)}}" for f, h in zip(FIGURES, KIND_HEADINGS, strict=True)
-        )
-        lines.append(f"  {kind:<{width}}  {cells}")
-    return [*lines, ""]
-
-
-def _latency_line(tally: Tally) -> list[str]:
-    figures = tally.latency()
-    return [
-        f"  judge latency  p50 {figures['p50']:.3f} ms, p99 {figures['p99']:.3f} ms,"
-        f" worst {figures['max']:.3f} ms over {figures['judged']} still boards"
-    ]
-
-
-def format_examples(tally: Tally) -> str:
-    """The first failures, each with the game's seed, number and turn, to replay them."""
-    lines = []
-    for example in tally.examples:
-        lines.append(
-            f"  {example['figure']} while {example['kind']}: game {example['game']}"
-            f" (seed {example['game_seed']}), turn {example['turn']},"
-            f" at {example['virtual_time']} s: {example['event']}"
-        )
-    return "\n".join(["first failures:", *lines]) if lines else ""
-
-
-def main(args: argparse.Namespace) -> int:
-    game = get_game(args.game)
-    options = game.parse_options(args.option)
-    journal = Path(args.journal).expanduser() if args.journal else None
-    ai, budget = opponent_seat.from_args(args, game, options)
-    opponent_seat.needs_seat(ai, budget)
-    tally = soak(game.name, args.board, args.games, args.seed, options, journal, ai, budget)
-    if args.json:
-        print(json.dumps(tally.to_dict(), indent=2))
-    else:
-        print(format_report(tally))
-        if getattr(args, "verbose", False) and tally.examples:
-            print(format_examples(tally))
-    return 0 if tally.ok else 1

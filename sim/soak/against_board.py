@@ -1,5 +1,5 @@
 """The soak's player against the board (`magboard soak --ai O`): everything a player of
-soak_people.py does on their own turns, in every game, and the board's turns made by hand.
+people.py does on their own turns, in every game, and the board's turns made by hand.
 
 The board chooses its move as soon as its turn comes, accepts it as a `move` and lights it as an
 obligation ("the board plays B: ...: make it"). Where every part of the move is a piece taken
@@ -43,6 +43,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import magboard.sim.soak.careless as careless
 from magboard.firmware.app.board_player import Thinking, stepped_clock
 from magboard.firmware.app.errors import CommandError
 from magboard.firmware.engine.opponent import AiSeat
@@ -59,10 +60,10 @@ from magboard.firmware.games import CARRY_OUT, END_TURN, PASS, Action, Game, Gam
 from magboard.firmware.profiles import Step, TileStep
 from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, place_label, place_label_any
 
-from . import soak
-from .following import follow_lights
-from .soak import _EVENT_OF, ACCEPT_WAIT, FAST, HAND_PAUSE, Tally, _kind
-from .soak_people import BRISK, P_IN_PART, Move, PeopleSoak
+from ..following import follow_lights
+from .careless import _EVENT_OF, ACCEPT_WAIT, FAST, HAND_PAUSE, _kind
+from .people import BRISK, P_IN_PART, Move, PeopleSoak
+from .tally import Tally
 
 P_WRONG_SQUARE = 0.15
 """Of the board's moves: its piece put on a square it did not light first."""
@@ -118,7 +119,7 @@ class BoardSoak(PeopleSoak):
         self.in_parts = False
         """The board's turn in play, or its last, was made in parts around a person's choice:
         no hand puts it back."""
-        self.answers_due: list[soak.Expected] = []
+        self.answers_due: list[careless.Expected] = []
         """What the board must answer to a person's choice in the board's turn: the board's
         seat names it, but it is the person's, for `_check`."""
         thinking = Thinking(stepped_clock(), budget, seed)
@@ -162,8 +163,8 @@ class BoardSoak(PeopleSoak):
         for event in super()._new_events():
             passing = isinstance(event, Moved) and event.actions == (str(PASS),)
             said = isinstance(event, Moved | Partial) and not passing
-            if said and soak._answer(event) in self.answers_due:
-                self.answers_due.remove(soak._answer(event))
+            if said and careless._answer(event) in self.answers_due:
+                self.answers_due.remove(careless._answer(event))
                 kept.append(event)  # a person's choice in the board's turn, for `_check`
             elif said and self._board_chooses(event):
                 self._board_chose(event)
@@ -237,7 +238,7 @@ class BoardSoak(PeopleSoak):
             expected = self._expect(options[said[-1]])
         self.passes_due += len(expected) - 1
         self.tally.moves += 1
-        self.tally.accepted += soak._answer(event) == expected[0]
+        self.tally.accepted += careless._answer(event) == expected[0]
 
     def _board_decides(self) -> bool:
         """Whether the game waits for the board: its turn, or its choice (not what the
@@ -428,7 +429,9 @@ class BoardSoak(PeopleSoak):
         assert self.owed is not None
         made, rng = self.made, self.rng
         after_win = self.state.outcome() is not None
-        quick = quick and rng.random() < (soak.P_WIN_REPLY if after_win else soak.P_FAST_REPLY)
+        quick = quick and rng.random() < (
+            careless.P_WIN_REPLY if after_win else careless.P_FAST_REPLY
+        )
         self._make_owed(FAST if quick else HAND_PAUSE, held)
         board_move, reply = self.owed, None
         self.owed, self.asked = None, ()  # made: what the board says next is about the next move
@@ -520,14 +523,14 @@ class BoardSoak(PeopleSoak):
         """No quick reply by the person's hand: the board makes the next move."""
         return None
 
-    def _reply_in_one_go(self) -> list[soak.Expected]:
+    def _reply_in_one_go(self) -> list[careless.Expected]:
         """No next turn made by the person's hand inside a whole turn's settle window where
         the board plays next: its move is shown, not made yet."""
         if self.state.to_move == self.ai.seat:
             return []
         return super()._reply_in_one_go()
 
-    def _expect(self, action: Action) -> list[soak.Expected]:
+    def _expect(self, action: Action) -> list[careless.Expected]:
         """The person's turn done: the board's reply before it is no longer the last turn. A
         person's choice in the board's turn is answered in the board's seat's name."""
         in_board_turn = self.state.to_move == self.ai.seat and self.state.chooser != self.ai.seat
