@@ -66,8 +66,8 @@ from .careless import (
     GameSoak,
     _completes,
     _kind,
-    _sees,
 )
+from .mishaps import _sees
 from .tally import Tally
 
 P_WHOLE_TURN = 0.4
