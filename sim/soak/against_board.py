@@ -60,7 +60,8 @@ from magboard.firmware.profiles import Step, TileStep
 from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, place_label, place_label_any
 
 from ..following import follow_lights
-from .careless import _EVENT_OF, ACCEPT_WAIT, FAST, HAND_PAUSE, _kind
+from .answers import _EVENT_OF, Expected, _answer
+from .hands import ACCEPT_WAIT, FAST, HAND_PAUSE, _kind
 from .people import P_IN_PART, Move, PeopleSoak
 from .takeback_against_board import TakebackAgainstBoard, Turn
 from .tally import Tally
@@ -110,7 +111,7 @@ class BoardSoak(TakebackAgainstBoard, PeopleSoak):
         self.in_parts = False
         """The board's turn in play, or its last, was made in parts around a person's choice:
         no hand puts it back."""
-        self.answers_due: list[careless.Expected] = []
+        self.answers_due: list[Expected] = []
         """What the board must answer to a person's choice in the board's turn: the board's
         seat names it, but it is the person's, for `_check`."""
         thinking = Thinking(stepped_clock(), budget, seed)
@@ -154,8 +155,8 @@ class BoardSoak(TakebackAgainstBoard, PeopleSoak):
         for event in super()._new_events():
             passing = isinstance(event, Moved) and event.actions == (str(PASS),)
             said = isinstance(event, Moved | Partial) and not passing
-            if said and careless._answer(event) in self.answers_due:
-                self.answers_due.remove(careless._answer(event))
+            if said and _answer(event) in self.answers_due:
+                self.answers_due.remove(_answer(event))
                 kept.append(event)  # a person's choice in the board's turn, for `_check`
             elif said and self._board_chooses(event):
                 self._board_chose(event)
@@ -229,7 +230,7 @@ class BoardSoak(TakebackAgainstBoard, PeopleSoak):
             expected = self._expect(options[said[-1]])
         self.passes_due += len(expected) - 1
         self.tally.moves += 1
-        self.tally.accepted += careless._answer(event) == expected[0]
+        self.tally.accepted += _answer(event) == expected[0]
 
     def _board_decides(self) -> bool:
         """Whether the game waits for the board: its turn, or its choice (not what the
@@ -514,14 +515,14 @@ class BoardSoak(TakebackAgainstBoard, PeopleSoak):
         """No quick reply by the person's hand: the board makes the next move."""
         return None
 
-    def _reply_in_one_go(self) -> list[careless.Expected]:
+    def _reply_in_one_go(self) -> list[Expected]:
         """No next turn made by the person's hand inside a whole turn's settle window where
         the board plays next: its move is shown, not made yet."""
         if self.state.to_move == self.ai.seat:
             return []
         return super()._reply_in_one_go()
 
-    def _expect(self, action: Action) -> list[careless.Expected]:
+    def _expect(self, action: Action) -> list[Expected]:
         """The person's turn done: the board's reply before it is no longer the last turn. A
         person's choice in the board's turn is answered in the board's seat's name."""
         in_board_turn = self.state.to_move == self.ai.seat and self.state.chooser != self.ai.seat

@@ -57,16 +57,9 @@ from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, place_label_any
 from ..pipeline_bench import every_reading
 from ..session import TURNS
 from ..world import Piece, Tile, WorldError
-from .careless import (
-    _EVENT_OF,
-    ACCEPT_WAIT,
-    FAST,
-    HAND_PAUSE,
-    Expected,
-    GameSoak,
-    _completes,
-    _kind,
-)
+from .answers import _EVENT_OF, Expected
+from .careless import GameSoak, _completes
+from .hands import ACCEPT_WAIT, FAST, HAND_PAUSE, _kind
 from .mishaps import _sees
 from .tally import Tally
 

@@ -58,7 +58,8 @@ from magboard.hardware.spec import BoardSpec, Place, load_board, place_label
 from ..following import follow_lights, shows
 from ..session import SimSession
 from .broker import Broker, Mosquitto
-from .careless import ACCEPT_WAIT, HAND_PAUSE, GameSoak
+from .careless import GameSoak
+from .hands import ACCEPT_WAIT, HAND_PAUSE
 from .tally import Tally
 
 USERS = ("board1", "board2")

@@ -12,7 +12,7 @@ from magboard.firmware.profiles import Step
 from magboard.hardware.spec import Slot, place_label
 
 from ..following import follow_lights
-from .careless import ACCEPT_WAIT
+from .hands import ACCEPT_WAIT
 from .people import BRISK
 
 P_OWN_PIECE_FIRST = 0.5

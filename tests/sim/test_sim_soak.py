@@ -10,7 +10,7 @@ from magboard.firmware.engine.opponent import AiSeat, Level
 from magboard.firmware.games import CARRY_OUT
 from magboard.firmware.referee import Referee
 from magboard.host import cli
-from magboard.sim.soak import Tally, format_examples, format_report, mishaps, soak
+from magboard.sim.soak import Tally, clearing, format_examples, format_report, mishaps, soak
 from magboard.sim.soak import against_board as soak_ai
 from magboard.sim.soak import careless as soak_module
 from magboard.sim.soak import people as soak_people
@@ -116,6 +116,7 @@ def test_what_goes_wrong_is_kept_with_the_game_and_turn_to_replay_it(monkeypatch
     """A board given no time to answer misses every move: each is counted against what the
     hands were doing, and the first few are kept with the game's number, seed and turn."""
     monkeypatch.setattr(soak_module, "ACCEPT_WAIT", 0.01)
+    monkeypatch.setattr(clearing, "ACCEPT_WAIT", 0.01)
     monkeypatch.setattr(mishaps, "ACCEPT_WAIT", 0.01)
     tally = soak("tic-tac-toe", "mini", games=1, seed=2)
     assert tally.missed > 0 and not tally.ok
