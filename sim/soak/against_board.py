@@ -62,7 +62,9 @@ from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, place_label, pl
 from ..following import follow_lights
 from .answers import _EVENT_OF, Expected, _answer
 from .hands import ACCEPT_WAIT, FAST, HAND_PAUSE, _kind
-from .people import P_IN_PART, Move, PeopleSoak
+from .hands_people import Move
+from .obligations import P_IN_PART
+from .people import PeopleSoak
 from .takeback_against_board import TakebackAgainstBoard, Turn
 from .tally import Tally
 

@@ -13,7 +13,7 @@ from magboard.hardware.spec import Slot, place_label
 
 from ..following import follow_lights
 from .hands import ACCEPT_WAIT
-from .people import BRISK
+from .hands_people import BRISK
 
 P_OWN_PIECE_FIRST = 0.5
 """Of takebacks: the person's own piece put back before the board's reply (where it is not

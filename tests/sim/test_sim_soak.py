@@ -10,7 +10,16 @@ from magboard.firmware.engine.opponent import AiSeat, Level
 from magboard.firmware.games import CARRY_OUT
 from magboard.firmware.referee import Referee
 from magboard.host import cli
-from magboard.sim.soak import Tally, clearing, format_examples, format_report, mishaps, soak
+from magboard.sim.soak import (
+    Tally,
+    choices,
+    clearing,
+    format_examples,
+    format_report,
+    mishaps,
+    obligations,
+    soak,
+)
 from magboard.sim.soak import against_board as soak_ai
 from magboard.sim.soak import careless as soak_module
 from magboard.sim.soak import people as soak_people
@@ -201,10 +210,10 @@ def test_tile_games_with_trouble_are_refereed_without_a_slip(nudgy, game, option
 
 
 def test_captured_meeples_are_waited_for_misplaced_and_the_next_player_kept_back(monkeypatch):
-    monkeypatch.setattr(soak_people, "P_LATE", 1.0)
+    monkeypatch.setattr(obligations, "P_LATE", 1.0)
     monkeypatch.setattr(soak_people, "P_AT_ONCE", 0.0)  # every capture carried off late
-    monkeypatch.setattr(soak_people, "P_FIRST", 1.0)
-    monkeypatch.setattr(soak_people, "P_WRONG_PLACE", 1.0)
+    monkeypatch.setattr(obligations, "P_FIRST", 1.0)
+    monkeypatch.setattr(obligations, "P_WRONG_PLACE", 1.0)
     monkeypatch.setattr(soak_module, "P_POWER_CUT", 1.0)
     cut = []
     power_cut = soak_people.PeopleSoak.power_cut
@@ -240,8 +249,8 @@ def careless(troublesome, monkeypatch):
     """Magnetmen's own trouble, often: tokens put down where the rules forbid, options sent
     that the board is not waiting for, choices made over the link."""
     monkeypatch.setattr(soak_people, "P_BOX_MISTAKE", 0.3)
-    monkeypatch.setattr(soak_people, "P_WRONG_CHOICE", 0.5)
-    monkeypatch.setattr(soak_people, "P_LINK", 0.5)
+    monkeypatch.setattr(choices, "P_WRONG_CHOICE", 0.5)
+    monkeypatch.setattr(choices, "P_LINK", 0.5)
 
 
 @pytest.mark.parametrize(
