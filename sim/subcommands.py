@@ -192,7 +192,7 @@ def _soak(args: argparse.Namespace) -> int:
     if args.remote and args.ai:
         raise CommandError("--ai with --remote: the board plays a seat in a soak of one board")
     if args.remote:
-        from .soak_remote import main as remote
+        from .soak.remote import main as remote
 
         return remote(args)
     from .soak import main

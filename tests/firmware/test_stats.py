@@ -6,7 +6,7 @@ import json
 import sqlite3
 
 from magboard.host.cli import main
-from magboard.sim import soak_people
+from magboard.sim.soak import people as soak_people
 
 
 def test_stats_after_a_soak_print_the_figures_of_the_games_played(tmp_path, capsys, monkeypatch):

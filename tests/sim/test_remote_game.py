@@ -28,12 +28,12 @@ from magboard.firmware.lights.palette import DEFAULT
 from magboard.firmware.referee import Phase, digest
 from magboard.hardware.spec import Slot, load_board
 from magboard.host import cli
-from magboard.sim import soak as soak_module
-from magboard.sim import soak_remote
 from magboard.sim.scenario import shows
 from magboard.sim.session import SimSession
-from magboard.sim.soak_remote import Pair, follow_lights
-from magboard.sim.soak_remote import soak_remote as remote_soak
+from magboard.sim.soak import careless as soak_module
+from magboard.sim.soak import remote as soak_remote
+from magboard.sim.soak.remote import Pair, follow_lights
+from magboard.sim.soak.remote import soak_remote as remote_soak
 
 X_WINS = ("a1", "b1", "a2", "b2", "a3")
 """X down column a, O along row 1 and 2 in between: X wins on the fifth move."""

@@ -10,9 +10,19 @@ from magboard.firmware.engine.opponent import AiSeat, Level
 from magboard.firmware.games import CARRY_OUT
 from magboard.firmware.referee import Referee
 from magboard.host import cli
-from magboard.sim import soak as soak_module
-from magboard.sim import soak_ai, soak_people
-from magboard.sim.soak import Tally, format_report, soak
+from magboard.sim.soak import (
+    Tally,
+    choices,
+    clearing,
+    format_examples,
+    format_report,
+    mishaps,
+    obligations,
+    soak,
+)
+from magboard.sim.soak import against_board as soak_ai
+from magboard.sim.soak import careless as soak_module
+from magboard.sim.soak import people as soak_people
 
 pytestmark = pytest.mark.slow
 
@@ -115,6 +125,8 @@ def test_what_goes_wrong_is_kept_with_the_game_and_turn_to_replay_it(monkeypatch
     """A board given no time to answer misses every move: each is counted against what the
     hands were doing, and the first few are kept with the game's number, seed and turn."""
     monkeypatch.setattr(soak_module, "ACCEPT_WAIT", 0.01)
+    monkeypatch.setattr(clearing, "ACCEPT_WAIT", 0.01)
+    monkeypatch.setattr(mishaps, "ACCEPT_WAIT", 0.01)
     tally = soak("tic-tac-toe", "mini", games=1, seed=2)
     assert tally.missed > 0 and not tally.ok
     first = tally.examples[0]
@@ -122,7 +134,7 @@ def test_what_goes_wrong_is_kept_with_the_game_and_turn_to_replay_it(monkeypatch
     assert first["game_seed"] > 0 and "expected" in first["event"]
     assert len(tally.examples) <= soak_module.EXAMPLES
     assert sum(f["missed"] for f in tally.kinds.values()) == tally.missed
-    assert "missed while legal move: game 1" in soak_module.format_examples(tally)
+    assert "missed while legal move: game 1" in format_examples(tally)
 
 
 def test_a_mistake_the_board_does_not_refuse_is_kept_with_what_was_made(monkeypatch):
@@ -139,7 +151,7 @@ def test_a_mistake_the_board_does_not_refuse_is_kept_with_what_was_made(monkeypa
     assert first["virtual_time"] > 0
     made, said = first["event"].split("; the board said: ")
     assert made.startswith("made ") and " to " in made and "illegal" not in said
-    assert "not_caught while mistake: game 1" in soak_module.format_examples(tally)
+    assert "not_caught while mistake: game 1" in format_examples(tally)
 
 
 def test_a_failure_is_reported_and_fails_the_command():
@@ -198,10 +210,10 @@ def test_tile_games_with_trouble_are_refereed_without_a_slip(nudgy, game, option
 
 
 def test_captured_meeples_are_waited_for_misplaced_and_the_next_player_kept_back(monkeypatch):
-    monkeypatch.setattr(soak_people, "P_LATE", 1.0)
+    monkeypatch.setattr(obligations, "P_LATE", 1.0)
     monkeypatch.setattr(soak_people, "P_AT_ONCE", 0.0)  # every capture carried off late
-    monkeypatch.setattr(soak_people, "P_FIRST", 1.0)
-    monkeypatch.setattr(soak_people, "P_WRONG_PLACE", 1.0)
+    monkeypatch.setattr(obligations, "P_FIRST", 1.0)
+    monkeypatch.setattr(obligations, "P_WRONG_PLACE", 1.0)
     monkeypatch.setattr(soak_module, "P_POWER_CUT", 1.0)
     cut = []
     power_cut = soak_people.PeopleSoak.power_cut
@@ -237,8 +249,8 @@ def careless(troublesome, monkeypatch):
     """Magnetmen's own trouble, often: tokens put down where the rules forbid, options sent
     that the board is not waiting for, choices made over the link."""
     monkeypatch.setattr(soak_people, "P_BOX_MISTAKE", 0.3)
-    monkeypatch.setattr(soak_people, "P_WRONG_CHOICE", 0.5)
-    monkeypatch.setattr(soak_people, "P_LINK", 0.5)
+    monkeypatch.setattr(choices, "P_WRONG_CHOICE", 0.5)
+    monkeypatch.setattr(choices, "P_LINK", 0.5)
 
 
 @pytest.mark.parametrize(
@@ -274,8 +286,8 @@ def careless_hands(monkeypatch):
     """The board's moves made carelessly, and taken back, often."""
     monkeypatch.setattr(soak_ai, "P_WRONG_SQUARE", 0.3)
     monkeypatch.setattr(soak_ai, "P_POWER_CUT", 0.2)
-    monkeypatch.setattr("magboard.sim.soak.P_TAKEBACK", 0.3)
-    monkeypatch.setattr("magboard.sim.soak.P_FAST_REPLY", 0.3)
+    monkeypatch.setattr("magboard.sim.soak.careless.P_TAKEBACK", 0.3)
+    monkeypatch.setattr("magboard.sim.soak.careless.P_FAST_REPLY", 0.3)
 
 
 @pytest.mark.parametrize(

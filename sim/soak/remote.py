@@ -7,7 +7,7 @@ accept it as the other board's turn and show it, and a simulated person there ma
 following the lights alone (`follow_lights`): the red places to take from, the places in a
 seat's colour to put that seat's piece on. Before most moves, drawn from one seeded random:
 
-- on either board, a mistake and its correction, a knock, a bump (sim/soak.py's): `illegal`
+- on either board, a mistake and its correction, a knock, a bump (careless.py's): `illegal`
   then `restored`, or nothing;
 - a takeback tried by hand on the board that just moved: refused in a remote match (`illegal`),
   and the move put back as it was (`restored`);
@@ -25,20 +25,16 @@ Boards run in virtual time; the broker is real, so waits on the network are real
 from __future__ import annotations
 
 import argparse
-import getpass
 import json
 import random
 import secrets
-import shutil
-import socket
-import subprocess
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from magboard.firmware.app.errors import CommandError
 from magboard.firmware.app.remote import RemoteMatch
@@ -59,9 +55,12 @@ from magboard.firmware.lights.palette import DEFAULT
 from magboard.firmware.profiles import Step
 from magboard.hardware.spec import BoardSpec, Place, load_board, place_label
 
-from .following import follow_lights, shows
-from .session import SimSession
-from .soak import ACCEPT_WAIT, HAND_PAUSE, GameSoak, Tally
+from ..following import follow_lights, shows
+from ..session import SimSession
+from .broker import Broker, Mosquitto
+from .careless import GameSoak
+from .hands import ACCEPT_WAIT, HAND_PAUSE
+from .tally import Tally
 
 USERS = ("board1", "board2")
 """The broker users the two boards log in as."""
@@ -80,14 +79,6 @@ STEP = 0.05
 """Virtual seconds each board runs between two looks at the network."""
 RECONNECT = (0.1, 0.5)
 """The boards' reconnection delays here: a broker on this machine is back at once."""
-
-
-class Broker(Protocol):
-    """A broker the soak can restart: tests/support/broker.py's fixture, or `Mosquitto`."""
-
-    def url(self, user: str) -> str: ...
-
-    def restart(self) -> None: ...
 
 
 # The figures.
@@ -185,7 +176,7 @@ class RemoteTally:
 
 
 class Side(GameSoak):
-    """One board of the match and the people at it: sim/soak.py's careless player, whose
+    """One board of the match and the people at it: careless.py's careless player, whose
     mistakes, knocks and bumps it reuses, on a board it is handed rather than one of its own."""
 
     def __init__(self, seat: int, session: SimSession, rng: random.Random, seed: int) -> None:
@@ -558,69 +549,6 @@ def format_report(tally: RemoteTally) -> str:
     verdict = "PASS" if tally.ok else "FAIL: " + "; ".join(tally.failures)
     lines.append(f"  {'result':<{label}}  {verdict}")
     return "\n".join(lines)
-
-
-# A broker of the soak's own.
-
-
-class Mosquitto:
-    """A private Mosquitto on a free port of this machine, with persistence, that can be
-    restarted on the same port (Debian's `mosquitto`)."""
-
-    def __init__(self) -> None:
-        binary = shutil.which("mosquitto") or (
-            "/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None
-        )
-        if binary is None:
-            raise CommandError("the remote soak needs Mosquitto (apt-get install mosquitto)")
-        self.binary = binary
-        self.folder = Path(tempfile.mkdtemp(prefix="magboard-mosquitto-"))
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
-        config = self.folder / "mosquitto.conf"
-        config.write_text(
-            f"user {getpass.getuser()}\n"  # as root, mosquitto would drop to a user without
-            f"listener {self.port} 127.0.0.1\n"  # access to its folder
-            f"allow_anonymous true\npersistence true\npersistence_location {self.folder}/\n"
-        )
-        self.config = config
-        self.process: subprocess.Popen | None = None
-        self.start()
-
-    def url(self, user: str) -> str:
-        return f"mqtt://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [self.binary, "-c", str(self.config)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                if self.process.poll() is not None:
-                    break
-                time.sleep(0.02)
-        raise CommandError(f"Mosquitto did not start on port {self.port}")
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            self.process.wait(timeout=10)
-            self.process = None
-
-    def restart(self) -> None:
-        self.stop()
-        self.start()
-
-    def close(self) -> None:
-        self.stop()
-        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def main(args: argparse.Namespace) -> int:

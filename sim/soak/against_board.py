@@ -1,5 +1,5 @@
 """The soak's player against the board (`magboard soak --ai O`): everything a player of
-soak_people.py does on their own turns, in every game, and the board's turns made by hand.
+people.py does on their own turns, in every game, and the board's turns made by hand.
 
 The board chooses its move as soon as its turn comes, accepts it as a `move` and lights it as an
 obligation ("the board plays B: ...: make it"). Where every part of the move is a piece taken
@@ -43,6 +43,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import magboard.sim.soak.careless as careless
 from magboard.firmware.app.board_player import Thinking, stepped_clock
 from magboard.firmware.app.errors import CommandError
 from magboard.firmware.engine.opponent import AiSeat
@@ -53,32 +54,26 @@ from magboard.firmware.events import (
     Note,
     Obligation,
     Partial,
-    TakenBack,
 )
 from magboard.firmware.games import CARRY_OUT, END_TURN, PASS, Action, Game, GameError, State
 from magboard.firmware.profiles import Step, TileStep
 from magboard.hardware.spec import BoardSpec, Cell, Place, Slot, place_label, place_label_any
 
-from . import soak
-from .following import follow_lights
-from .soak import _EVENT_OF, ACCEPT_WAIT, FAST, HAND_PAUSE, Tally, _kind
-from .soak_people import BRISK, P_IN_PART, Move, PeopleSoak
+from ..following import follow_lights
+from .answers import _EVENT_OF, Expected, _answer
+from .hands import ACCEPT_WAIT, FAST, HAND_PAUSE, _kind
+from .hands_people import Move
+from .obligations import P_IN_PART
+from .people import PeopleSoak
+from .takeback_against_board import TakebackAgainstBoard, Turn
+from .tally import Tally
 
 P_WRONG_SQUARE = 0.15
 """Of the board's moves: its piece put on a square it did not light first."""
 P_POWER_CUT = 0.08
 """Of the board's moves: the power goes while its piece is in the hand."""
-P_OWN_PIECE_FIRST = 0.5
-"""Of takebacks: the person's own piece put back before the board's reply (where it is not
-under the reply, and the reply does not stand where it goes back to)."""
-P_TAKEBACK_BY_LIGHTS = 0.5
-"""Of takebacks: one piece put back, then, once the board lights what is left, the other by
-those lights alone."""
 MADE = "made: the board's move"
 ASKED = "the board plays"
-
-Turn = tuple[State, tuple[Action, ...]]
-"""A turn as the hands make it: where it starts, and its actions in order."""
 
 
 def check_seat(seat: AiSeat, game: Game) -> None:
@@ -91,7 +86,7 @@ def check_seat(seat: AiSeat, game: Game) -> None:
         )
 
 
-class BoardSoak(PeopleSoak):
+class BoardSoak(TakebackAgainstBoard, PeopleSoak):
     """One game against the board, with trouble mixed in, then the board cleared."""
 
     def __init__(
@@ -118,7 +113,7 @@ class BoardSoak(PeopleSoak):
         self.in_parts = False
         """The board's turn in play, or its last, was made in parts around a person's choice:
         no hand puts it back."""
-        self.answers_due: list[soak.Expected] = []
+        self.answers_due: list[Expected] = []
         """What the board must answer to a person's choice in the board's turn: the board's
         seat names it, but it is the person's, for `_check`."""
         thinking = Thinking(stepped_clock(), budget, seed)
@@ -162,8 +157,8 @@ class BoardSoak(PeopleSoak):
         for event in super()._new_events():
             passing = isinstance(event, Moved) and event.actions == (str(PASS),)
             said = isinstance(event, Moved | Partial) and not passing
-            if said and soak._answer(event) in self.answers_due:
-                self.answers_due.remove(soak._answer(event))
+            if said and _answer(event) in self.answers_due:
+                self.answers_due.remove(_answer(event))
                 kept.append(event)  # a person's choice in the board's turn, for `_check`
             elif said and self._board_chooses(event):
                 self._board_chose(event)
@@ -237,7 +232,7 @@ class BoardSoak(PeopleSoak):
             expected = self._expect(options[said[-1]])
         self.passes_due += len(expected) - 1
         self.tally.moves += 1
-        self.tally.accepted += soak._answer(event) == expected[0]
+        self.tally.accepted += _answer(event) == expected[0]
 
     def _board_decides(self) -> bool:
         """Whether the game waits for the board: its turn, or its choice (not what the
@@ -428,7 +423,9 @@ class BoardSoak(PeopleSoak):
         assert self.owed is not None
         made, rng = self.made, self.rng
         after_win = self.state.outcome() is not None
-        quick = quick and rng.random() < (soak.P_WIN_REPLY if after_win else soak.P_FAST_REPLY)
+        quick = quick and rng.random() < (
+            careless.P_WIN_REPLY if after_win else careless.P_FAST_REPLY
+        )
         self._make_owed(FAST if quick else HAND_PAUSE, held)
         board_move, reply = self.owed, None
         self.owed, self.asked = None, ()  # made: what the board says next is about the next move
@@ -520,14 +517,14 @@ class BoardSoak(PeopleSoak):
         """No quick reply by the person's hand: the board makes the next move."""
         return None
 
-    def _reply_in_one_go(self) -> list[soak.Expected]:
+    def _reply_in_one_go(self) -> list[Expected]:
         """No next turn made by the person's hand inside a whole turn's settle window where
         the board plays next: its move is shown, not made yet."""
         if self.state.to_move == self.ai.seat:
             return []
         return super()._reply_in_one_go()
 
-    def _expect(self, action: Action) -> list[soak.Expected]:
+    def _expect(self, action: Action) -> list[Expected]:
         """The person's turn done: the board's reply before it is no longer the last turn. A
         person's choice in the board's turn is answered in the board's seat's name."""
         in_board_turn = self.state.to_move == self.ai.seat and self.state.chooser != self.ai.seat
@@ -537,89 +534,6 @@ class BoardSoak(PeopleSoak):
         if expected[-1][0] == "move":
             self.reply = None
         return expected
-
-    def takeback(self) -> bool:
-        """The person's last turn put back with the board's reply to it; the board must undo
-        both, its reply first, and call nothing on the way a mistake. A turn of the person's
-        with no reply yet, as it left something to carry out (a Lance bout won, its tiles to
-        clear), is put back alone, while the obligation waits. (The board's own obligations
-        are made with its turn, by hand: no takeback comes between.)"""
-        if self.undoable is None or self.turn_actions or self.state.choices():
-            return False
-        if self.reply is None:  # the person's turn is the last: it won a Lance bout, say
-            return bool(self.state.obligations) and super().takeback()
-        if not self._can_put_back(self.undoable):
-            return False
-        own, board = self.undoable, self.reply
-        undone = [
-            *self._undone_frames(*board),
-            self.profile.render(board[0]),
-            *self._undone_frames(*own),
-        ]
-        if self._slid(own, board) and not self._only_a_takeback(own[0], undone):
-            return False
-        with self._doing("takeback against the board"):
-            return self._take_back_both(self.undoable, self.reply)
-
-    def _slid(self, *turns: Turn) -> bool:
-        """Whether a group was slid in `turns`: slid back, it may be a slide of the next
-        player's too."""
-        moves = [m for turn in turns for m in self._moves(*turn)]
-        return any(isinstance(m, Step) and m.slide for m in moves)
-
-    def _take_back_both(self, own: tuple[State, tuple[Action, ...]], board: Turn) -> bool:
-        turns = [board, own]
-        self.tally.takebacks += 1
-        moves = [self._moves(*turn) for turn in turns]
-        if all(len(m) == 1 and isinstance(m[0], Step) and not m[0].slide for m in moves) and all(
-            len(actions) == 1 for _, actions in turns
-        ):
-            self._put_back_pieces(board, own)
-        else:
-            self._undo_turns([own, board], BRISK)  # in one go: the board's reply first
-        self._wait(ACCEPT_WAIT, until=TakenBack)
-        events = self._new_events()
-        taken = [(e.player, e.actions) for e in events if isinstance(e, TakenBack)]
-        expected = [(start.to_move, tuple(map(str, actions))) for start, actions in turns]
-        if taken == expected:
-            self.tally.taken_back += 1
-        else:
-            self._blame("missed", 1, f"taken back {taken}, not {expected}")
-            self.lost = True
-        self._unexpected([e for e in events if not isinstance(e, TakenBack)])
-        self.state = self.turn_start = own[0]
-        self.turn_actions = ()
-        self.undoable = self.last_turn = self.reply = None
-        return True
-
-    def _a_move_back(self, step: Step) -> bool:
-        """Whether putting the person's piece back where it came from is itself a move the
-        rules allow now (a meeple stepping back): made first, it is that move, by design, and
-        the board plays its reply; so the board's piece goes back first."""
-        if any(isinstance(place, Slot | str) for place in (step.source, step.target)):
-            return False
-        back = self.profile.moving(self.state, step.target, step.source)
-        return back is not None and self.state.is_legal(back)
-
-    def _put_back_pieces(self, board: Turn, own: Turn) -> None:
-        """One piece each: in either order, or one piece and then the other by the lights."""
-        rng = self.rng
-        (board_step,), (own_step,) = self._moves(*board), self._moves(*own)
-        order = [(board[0], board[1][0]), (own[0], own[1][0])]
-        if (
-            board_step.target not in (own_step.source, own_step.target)
-            and rng.random() < P_OWN_PIECE_FIRST
-            and not self._a_move_back(own_step)
-        ):
-            order = order[::-1]
-        if rng.random() < P_TAKEBACK_BY_LIGHTS:
-            self._put_back_move(*order[0])
-            self._wait(ACCEPT_WAIT, until=Note)  # a takeback under way: the rest is lit
-            places = [place_label(place) for place in (*self.area, *self.spec.slots)]
-            follow_lights(self.session, places)
-        else:
-            for before, made in order:
-                self._put_back_move(before, made)
 
 
 def _block_around(origin: Cell) -> set[Cell]:
