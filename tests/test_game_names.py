@@ -18,15 +18,12 @@ ROOT = Path(__file__).resolve().parents[1]
 SEARCHED = ("firmware", "host", "sim", "hardware")
 SKIPPED = {".md", ".pyc", ".png", ".svg", ".so", ".o", ".ico", ".woff2"}
 
-DEFAULT = "the default game of a command or a config: tic-tac-toe, which every board plays"
 CONFIG = (
     "the configuration an operator starts from names its game; the installer writes it with the"
     " standard library alone, before magboard is installed, so it cannot ask the registry"
 )
 NOT_YET: dict[str, str] = {
     "hardware/magboard.toml": CONFIG,
-    "sim/soak.py": DEFAULT,
-    "sim/soak_remote.py": DEFAULT,
 }
 """Files that still name a game outside its own module and profile, each with why."""
 

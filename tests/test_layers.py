@@ -24,14 +24,6 @@ PACKAGES = {
     "sim": "magboard.sim",
 }
 
-# Import circles that others are breaking now, each with who breaks it and why it stands today.
-# An entry is deleted when its circle is gone; a circle not listed here fails the test.
-KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"sim.soak", "sim.soak_ai", "sim.soak_people"}): (
-        "sim: the soak and its subclasses per game family, being made generic"
-    ),
-}
-
 # Driver libraries (Blinka and the Adafruit drivers, the Pi's GPIO, the buses) belong to hardware/.
 DRIVER_LIBRARIES = (
     "board",
@@ -272,18 +264,14 @@ def test_the_cycle_search_finds_a_circle_and_its_chain():
     assert strongly_connected({"a": [a_b], "b": [], "c": []}) == []
 
 
-def test_no_import_circles_but_the_known_ones():
+def test_no_import_circles():
+    """Every strongly connected component of the import graph is a single module."""
     out = ours(EDGES)
-    unknown = [
-        component
-        for component in strongly_connected(out)
-        if not any(component <= known for known in KNOWN_CYCLES)
-    ]
     chains = {
         ", ".join(sorted(component)): " -> ".join(
             [str(edge) for edge in cycle_through(component, out)]
         )
-        for component in unknown
+        for component in strongly_connected(out)
     }
     assert chains == {}
 

@@ -50,7 +50,7 @@ from magboard.firmware.events import (
     RemoteMade,
     TakenBack,
 )
-from magboard.firmware.games import Action, Game, get_game
+from magboard.firmware.games import DEFAULT_GAME, Action, Game, get_game
 from magboard.firmware.lights.palette import DEFAULT
 from magboard.firmware.profiles import Step
 from magboard.hardware.spec import BoardSpec, Place, load_board, place_label
@@ -485,7 +485,7 @@ def soak_remote(
     broker: Broker,
     games: int = 50,
     seed: int = 1,
-    game: str = "tic-tac-toe",
+    game: str = DEFAULT_GAME,
     board: str | BoardSpec = "mini",
     reconnect: tuple[float, float] = RECONNECT,
 ) -> RemoteTally:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from magboard.firmware.app import opponent_seat
 from magboard.firmware.app.errors import CommandError
-from magboard.firmware.games import get_game
+from magboard.firmware.games import DEFAULT_GAME, get_game
 from magboard.firmware.profiles import Profile, profile_for
 from magboard.hardware.spec import BoardSpec, load_board
 
@@ -34,7 +34,7 @@ def _player_for(profile: Profile) -> type[GameSoak]:
 
 
 def soak(
-    game: str = "tic-tac-toe",
+    game: str = DEFAULT_GAME,
     board: str | BoardSpec = "r1",
     games: int = 100,
     seed: int = 1,
