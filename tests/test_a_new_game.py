@@ -23,7 +23,7 @@ from magboard.sim.session import SimSession
 from magboard.sim.soak import soak
 from magboard.sim.web.snapshot import board_info, hosted_games, pieces, standings
 
-SCENARIO = Path(__file__).resolve().parent / "scenarios" / "stones-mini.toml"
+SCENARIO = Path(__file__).resolve().parent / "support" / "stones-mini.toml"
 GAME = stones.GAME
 
 
