@@ -1,7 +1,6 @@
 """No part of the system names a game but the game itself: each real game's name and its State
 class appear only in its own module or package under firmware/games and its profile, so a new
-game touches no consumer (the README's "Adding a game"). Docs (Markdown) may name games; the
-files in `NOT_YET` still do, each for the reason given, and the list only shrinks."""
+game touches no consumer (the README's "Adding a game"). Docs (Markdown) may name games."""
 
 from __future__ import annotations
 
@@ -17,15 +16,6 @@ from magboard.hardware.spec import load_board
 ROOT = Path(__file__).resolve().parents[1]
 SEARCHED = ("firmware", "host", "sim", "hardware")
 SKIPPED = {".md", ".pyc", ".png", ".svg", ".so", ".o", ".ico", ".woff2"}
-
-CONFIG = (
-    "the configuration an operator starts from names its game; the installer writes it with the"
-    " standard library alone, before magboard is installed, so it cannot ask the registry"
-)
-NOT_YET: dict[str, str] = {
-    "hardware/magboard.toml": CONFIG,
-}
-"""Files that still name a game outside its own module and profile, each with why."""
 
 
 def real_games() -> list[Game]:
@@ -80,11 +70,4 @@ def outside(game: Game) -> dict[str, list[str]]:
 
 @pytest.mark.parametrize("game", real_games(), ids=lambda game: game.name)
 def test_only_the_game_and_its_profile_name_it(game):
-    named = set(outside(game))
-    assert named <= set(NOT_YET), f"{game.name} is named in {sorted(named - set(NOT_YET))}"
-
-
-def test_every_file_not_yet_clean_still_names_a_game():
-    """An entry leaves the list as soon as its file is clean, so the list stays honest."""
-    named = {path for game in real_games() for path in outside(game)}
-    assert set(NOT_YET) <= named, f"clean now: {sorted(set(NOT_YET) - named)}"
+    assert outside(game) == {}
