@@ -180,13 +180,13 @@ def test_the_configuration(installed: Installed) -> None:
     assert text.startswith("# magboard's configuration: the board, the game and how it runs")
     assert tomllib.loads(text) == {
         "board": "r1",
-        "game": "tic-tac-toe",
         "takeback": True,
         "journal": "/var/lib/magboard/magboard.db",
         "options": {},
         "unattended": {"attract_after": 120, "reset_after": 300},
     }
     assert "# seconds untouched before the lights invite play; 0 = never" in text
+    assert '# game = "..."' in text, "the game left unset, with where to find the names"
     assert stat.S_IMODE(config.stat().st_mode) == 0o644
 
 
